@@ -1,0 +1,250 @@
+//! The pin-level interface every PMCG backend implements (reference model, native RustHDL
+//! simulation, Verilator on the emitted Verilog), and the bus-functional driver on top of it.
+//!
+//! ```text
+//!   Testbench / script runner
+//!        │  Driver: apb_read / apb_write / events / idle / reset
+//!        ▼
+//!   PinInputs ──► Dut::step() ──► PinOutputs        (one call = one PCLK cycle)
+//!                  ├ Model        (sim/src/model.rs, plain Rust from the spec)
+//!                  ├ NativeDut    (sim/src/native.rs, RustHDL simulate())
+//!                  └ VerilatorDut (sim/src/vdut.rs, emitted Verilog)
+//! ```
+//!
+//! ## Cycle contract
+//! `step(inp)` models one PCLK cycle: it returns the outputs as they are during the cycle (every
+//! output is registered, so they do not depend on `inp`), then applies the rising edge that ends
+//! the cycle, at which the design samples `inp`. Because all outputs are registered, two
+//! backends agree exactly when their output sequences for the same input sequence are equal.
+
+/// Security state of the traffic that raised an event on a lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SecState {
+    #[default]
+    NonSecure,
+    Secure,
+    Realm,
+}
+
+impl SecState {
+    /// Encoding on the `lane_ss` input: 0 Non-secure, 1 Secure, 2 Realm.
+    pub fn code(self) -> u32 {
+        match self {
+            SecState::NonSecure => 0,
+            SecState::Secure => 1,
+            SecState::Realm => 2,
+        }
+    }
+}
+
+/// One event lane's inputs for one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaneIn {
+    /// The lane carries events this cycle.
+    pub valid: bool,
+    /// Bit k: event `cfg.lane_event_ids()[k]` occurred on this lane.
+    pub events: u32,
+    /// StreamID of the traffic.
+    pub sid: u32,
+    /// Security state of the traffic.
+    pub ss: SecState,
+}
+
+/// Every input of the PMCG for one cycle. APB signal names follow AMBA APB4.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PinInputs {
+    /// Active-low reset, sampled synchronously at the rising edge of PCLK.
+    pub presetn: bool,
+    pub psel: bool,
+    pub penable: bool,
+    pub pwrite: bool,
+    pub paddr: u32,
+    pub pwdata: u32,
+    pub pstrb: u8,
+    /// PPROT[1] = 1 marks a Non-secure access.
+    pub pprot: u8,
+    /// One entry per configured lane (`cfg.lanes`).
+    pub lanes: Vec<LaneIn>,
+}
+
+impl PinInputs {
+    /// Idle bus, no events, reset released.
+    pub fn idle(lanes: usize) -> Self {
+        PinInputs {
+            presetn: true,
+            psel: false,
+            penable: false,
+            pwrite: false,
+            paddr: 0,
+            pwdata: 0,
+            pstrb: 0,
+            pprot: 0,
+            lanes: vec![LaneIn::default(); lanes],
+        }
+    }
+}
+
+/// Every output of the PMCG during one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PinOutputs {
+    pub prdata: u32,
+    pub pready: bool,
+    pub pslverr: bool,
+    /// Wired interrupt: a one-cycle pulse per qualifying overflow edge.
+    pub irq: bool,
+}
+
+/// A simulated PMCG at pin level.
+pub trait Dut {
+    /// One PCLK cycle: the outputs during the cycle, then the rising edge samples `inp`.
+    fn step(&mut self, inp: &PinInputs) -> PinOutputs;
+    /// Short name for reports ("model", "native", "verilator").
+    fn name(&self) -> &'static str;
+}
+
+/// Security attribute of an APB access (PPROT[1]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Secure,
+    NonSecure,
+}
+
+impl Access {
+    fn pprot(self) -> u8 {
+        match self {
+            Access::Secure => 0b000,
+            Access::NonSecure => 0b010,
+        }
+    }
+}
+
+/// A bus-functional driver: APB transfers and event traffic on any [`Dut`], with a cycle count,
+/// a count of interrupt pulses seen, and an optional observer of every cycle.
+pub struct Driver<D: Dut> {
+    pub dut: D,
+    /// Lane inputs held for the next cycles (events are driven by [`Driver::set_lanes`]).
+    lanes: Vec<LaneIn>,
+    /// Cycles stepped so far.
+    pub cycle: u64,
+    /// Interrupt pulses seen so far.
+    pub irq_pulses: u64,
+    /// Called with (cycle, inputs, outputs) after every cycle when set (tracing, lock-step).
+    pub observer: Option<Box<dyn FnMut(u64, &PinInputs, &PinOutputs)>>,
+}
+
+impl<D: Dut> Driver<D> {
+    pub fn new(dut: D, lanes: usize) -> Self {
+        Driver {
+            dut,
+            lanes: vec![LaneIn::default(); lanes],
+            cycle: 0,
+            irq_pulses: 0,
+            observer: None,
+        }
+    }
+
+    /// Steps one cycle with the given bus signals and the held lane inputs.
+    pub fn step_with(&mut self, mut inp: PinInputs) -> PinOutputs {
+        inp.lanes.clone_from(&self.lanes);
+        let out = self.dut.step(&inp);
+        if out.irq {
+            self.irq_pulses += 1;
+        }
+        if let Some(obs) = self.observer.as_mut() {
+            obs(self.cycle, &inp, &out);
+        }
+        self.cycle += 1;
+        out
+    }
+
+    fn bus(&self) -> PinInputs {
+        PinInputs::idle(self.lanes.len())
+    }
+
+    /// Sets the lane inputs used from the next cycle on (until changed).
+    pub fn set_lanes(&mut self, lanes: &[LaneIn]) {
+        assert_eq!(lanes.len(), self.lanes.len(), "lane count");
+        self.lanes.copy_from_slice(lanes);
+    }
+
+    /// Clears every lane.
+    pub fn clear_lanes(&mut self) {
+        self.lanes.iter_mut().for_each(|l| *l = LaneIn::default());
+    }
+
+    /// `n` idle bus cycles (lanes as held).
+    pub fn idle(&mut self, n: u64) {
+        for _ in 0..n {
+            let b = self.bus();
+            self.step_with(b);
+        }
+    }
+
+    /// Holds PRESETn low for `cycles` cycles (at least 1), then releases it.
+    pub fn reset(&mut self, cycles: u64) {
+        for _ in 0..cycles.max(1) {
+            let mut b = self.bus();
+            b.presetn = false;
+            self.step_with(b);
+        }
+    }
+
+    /// One APB4 write: setup then access (no wait states expected; waits while PREADY is 0).
+    /// Returns PSLVERR.
+    pub fn apb_write_strb(&mut self, addr: u32, data: u32, strb: u8, access: Access) -> bool {
+        let mut b = self.bus();
+        b.psel = true;
+        b.pwrite = true;
+        b.paddr = addr;
+        b.pwdata = data;
+        b.pstrb = strb;
+        b.pprot = access.pprot();
+        self.step_with(b.clone());
+        b.penable = true;
+        loop {
+            let out = self.step_with(b.clone());
+            if out.pready {
+                return out.pslverr;
+            }
+        }
+    }
+
+    /// A full-word APB write.
+    pub fn apb_write(&mut self, addr: u32, data: u32, access: Access) -> bool {
+        self.apb_write_strb(addr, data, 0xF, access)
+    }
+
+    /// One APB4 read: returns (PRDATA, PSLVERR).
+    pub fn apb_read_full(&mut self, addr: u32, access: Access) -> (u32, bool) {
+        let mut b = self.bus();
+        b.psel = true;
+        b.paddr = addr;
+        b.pprot = access.pprot();
+        self.step_with(b.clone());
+        b.penable = true;
+        loop {
+            let out = self.step_with(b.clone());
+            if out.pready {
+                return (out.prdata, out.pslverr);
+            }
+        }
+    }
+
+    /// One APB4 read: PRDATA.
+    pub fn apb_read(&mut self, addr: u32, access: Access) -> u32 {
+        self.apb_read_full(addr, access).0
+    }
+
+    /// A 64-bit register read as interconnects split it: low word, then high word.
+    pub fn apb_read64(&mut self, addr: u32, access: Access) -> u64 {
+        let lo = self.apb_read(addr, access) as u64;
+        let hi = self.apb_read(addr + 4, access) as u64;
+        (hi << 32) | lo
+    }
+
+    /// A 64-bit register write split low word then high word.
+    pub fn apb_write64(&mut self, addr: u32, data: u64, access: Access) {
+        self.apb_write(addr, data as u32, access);
+        self.apb_write(addr + 4, (data >> 32) as u32, access);
+    }
+}

@@ -1,0 +1,1 @@
+//! Verilog emission of the PMCG.
