@@ -209,7 +209,12 @@ impl PmcgConfig {
                 self.sid_filter = match value {
                     "per-counter" => SidFilterType::PerCounter,
                     "global" => SidFilterType::Global,
-                    _ => return Err(err(key, format!("expected per-counter or global, got `{value}`"))),
+                    _ => {
+                        return Err(err(
+                            key,
+                            format!("expected per-counter or global, got `{value}`"),
+                        ))
+                    }
                 }
             }
             "impdef" => {
@@ -221,7 +226,9 @@ impl PmcgConfig {
                         .map(|v| {
                             parse_number(v)
                                 .and_then(|n| u16::try_from(n).ok())
-                                .ok_or_else(|| err(key, format!("`{v}` is not a 16-bit event number")))
+                                .ok_or_else(|| {
+                                    err(key, format!("`{v}` is not a 16-bit event number"))
+                                })
                         })
                         .collect::<Result<_, _>>()?
                 }
@@ -235,7 +242,10 @@ impl PmcgConfig {
                 let cont = parse_u32(key, cont)?;
                 let id = parse_u32(key, id)?;
                 if cont > 15 || id > 127 {
-                    return Err(err(key, "continuation code is 0-15 and identity code 0-127"));
+                    return Err(err(
+                        key,
+                        "continuation code is 0-15 and identity code 0-127",
+                    ));
                 }
                 self.ident.jep106_continuation = cont as u8;
                 self.ident.jep106_id = id as u8;
@@ -243,10 +253,21 @@ impl PmcgConfig {
             "product" => {
                 let mut parts = value.split(':');
                 let part = parse_u32(key, parts.next().unwrap_or(""))?;
-                let variant = parts.next().map(|v| parse_u32(key, v)).transpose()?.unwrap_or(0);
-                let revision = parts.next().map(|v| parse_u32(key, v)).transpose()?.unwrap_or(0);
+                let variant = parts
+                    .next()
+                    .map(|v| parse_u32(key, v))
+                    .transpose()?
+                    .unwrap_or(0);
+                let revision = parts
+                    .next()
+                    .map(|v| parse_u32(key, v))
+                    .transpose()?
+                    .unwrap_or(0);
                 if part > 0xFFF || variant > 15 || revision > 15 || parts.next().is_some() {
-                    return Err(err(key, "expected PART(0-0xFFF)[:VARIANT(0-15)[:REVISION(0-15)]]"));
+                    return Err(err(
+                        key,
+                        "expected PART(0-0xFFF)[:VARIANT(0-15)[:REVISION(0-15)]]",
+                    ));
                 }
                 self.ident.product_id = part as u16;
                 self.ident.variant = variant as u8;
@@ -255,7 +276,10 @@ impl PmcgConfig {
             _ => {
                 return Err(err(
                     key,
-                    format!("unknown configuration key (known: {})", Self::KEYS.join(", ")),
+                    format!(
+                        "unknown configuration key (known: {})",
+                        Self::KEYS.join(", ")
+                    ),
                 ))
             }
         }
@@ -278,19 +302,31 @@ impl PmcgConfig {
     /// Checks every field; the first problem found is returned, naming its key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if !(1..=64).contains(&self.counters) {
-            return Err(err("counters", format!("{} is outside 1-64 (CFGR.NCTR)", self.counters)));
+            return Err(err(
+                "counters",
+                format!("{} is outside 1-64 (CFGR.NCTR)", self.counters),
+            ));
         }
         if !ALLOWED_COUNTER_BITS.contains(&self.counter_bits) {
             return Err(err(
                 "counter_bits",
-                format!("{} is not one of 32, 36, 40, 44, 48, 64 (CFGR.SIZE)", self.counter_bits),
+                format!(
+                    "{} is not one of 32, 36, 40, 44, 48, 64 (CFGR.SIZE)",
+                    self.counter_bits
+                ),
             ));
         }
         if !(1..=32).contains(&self.sid_bits) {
-            return Err(err("sid_bits", format!("{} is outside 1-32", self.sid_bits)));
+            return Err(err(
+                "sid_bits",
+                format!("{} is outside 1-32", self.sid_bits),
+            ));
         }
         if !(1..=MAX_LANES).contains(&self.lanes) {
-            return Err(err("lanes", format!("{} is outside 1-{MAX_LANES}", self.lanes)));
+            return Err(err(
+                "lanes",
+                format!("{} is outside 1-{MAX_LANES}", self.lanes),
+            ));
         }
         for (i, &e) in self.impdef_events.iter().enumerate() {
             if e < FIRST_IMPDEF_EVENT {
@@ -310,10 +346,13 @@ impl PmcgConfig {
                 format!("{lane_events} lane events exceed the {LANE_EVENT_BITS} the event vector carries"),
             ));
         }
-        if self.page1_offset == 0 || self.page1_offset % 0x1000 != 0 {
+        if self.page1_offset == 0 || !self.page1_offset.is_multiple_of(0x1000) {
             return Err(err(
                 "page1_offset",
-                format!("{:#x} is not a non-zero multiple of 4 KiB", self.page1_offset),
+                format!(
+                    "{:#x} is not a non-zero multiple of 4 KiB",
+                    self.page1_offset
+                ),
             ));
         }
         if !(32..=56).contains(&self.pa_bits) {
@@ -321,10 +360,16 @@ impl PmcgConfig {
         }
         let id = &self.ident;
         if id.product_id > 0xFFF || id.variant > 15 || id.revision > 15 || id.cmod > 15 {
-            return Err(err("product", "part is 0-0xFFF; variant, revision and cmod 0-15"));
+            return Err(err(
+                "product",
+                "part is 0-0xFFF; variant, revision and cmod 0-15",
+            ));
         }
         if id.jep106_continuation > 15 || id.jep106_id > 127 {
-            return Err(err("jep106", "continuation code is 0-15 and identity code 0-127"));
+            return Err(err(
+                "jep106",
+                "continuation code is 0-15 and identity code 0-127",
+            ));
         }
         Ok(())
     }
@@ -435,7 +480,10 @@ mod tests {
     fn default_is_valid_and_as_documented() {
         let c = PmcgConfig::default();
         c.validate().unwrap();
-        assert_eq!((c.counters, c.counter_bits, c.sid_bits, c.lanes), (64, 64, 16, 1));
+        assert_eq!(
+            (c.counters, c.counter_bits, c.sid_bits, c.lanes),
+            (64, 64, 16, 1)
+        );
         assert!(c.capture && c.msi && c.secure && c.reloc_ctrs);
         assert_eq!(c.sid_filter, SidFilterType::PerCounter);
     }
@@ -469,7 +517,10 @@ mod tests {
     fn too_many_impdef_events_rejected() {
         let list: Vec<String> = (0x80..0x80 + 28).map(|e: u32| format!("{e:#x}")).collect();
         let item = format!("impdef={}", list.join(","));
-        assert_eq!(PmcgConfig::parse_kv([item.as_str()]).unwrap_err().field, "impdef");
+        assert_eq!(
+            PmcgConfig::parse_kv([item.as_str()]).unwrap_err().field,
+            "impdef"
+        );
     }
 
     #[test]

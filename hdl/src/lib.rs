@@ -2,10 +2,15 @@
 //! plain-Rust modules everything else derives from: the validated configuration and the register map.
 //!
 //! ```text
-//!            ┌──────────────────────────── PmcgCore (top.rs) ───────────────────────────┐
-//!  APB4 ────►│ ApbCompleter ──reg req──► RegFile ──wr/cfg──► CounterBank (Vec<EventCounter>)│──► irq
-//!  lanes ───►│ (apb.rs)      ◄─rd data── (regfile.rs)  ◄─values/ovf─ (counter.rs)        │
-//!            └───────────────────────────────────────────────────────────────────────────┘
+//!            ┌──────────────────────────── PmcgCore (top.rs) ────────────────────────────┐
+//!  APB4 ────►│ ApbCompleter ──reg req──► RegFile ──wr/inc──► Vec<EventCounter>            │──► irq
+//!  lanes ───►│ (apb.rs)      ◄─rd data── (regfile.rs) ◄─value/ovf── (counter.rs)          │
+//!            └────────────────────────────────────────────────────────────────────────────┘
 //! ```
+pub mod apb;
+pub mod bitpack;
 pub mod config;
+pub mod counter;
+pub mod regfile;
 pub mod regmap;
+pub mod top;

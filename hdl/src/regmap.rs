@@ -77,7 +77,11 @@ pub struct Field {
 impl Field {
     /// The field's bits within the register.
     pub fn mask(&self) -> u64 {
-        let ones = if self.width == 64 { u64::MAX } else { (1u64 << self.width) - 1 };
+        let ones = if self.width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        };
         ones << self.lsb
     }
 }
@@ -173,7 +177,13 @@ pub const PMDEVTYPE_VALUE: u64 = 0x56;
 pub const CIDR_VALUES: [u64; 4] = [0x0D, 0x90, 0x05, 0xB1];
 
 fn f(name: &'static str, lsb: u32, width: u32, access: Access, reset: u64) -> Field {
-    Field { name, lsb, width, access, reset }
+    Field {
+        name,
+        lsb,
+        width,
+        access,
+        reset,
+    }
 }
 
 /// The resolved register map of one configuration.
@@ -202,7 +212,11 @@ impl RegisterMap {
         let counter_stride = if cfg.wide_counters() { 8 } else { 4 };
         let counter_reg_bits = if cfg.wide_counters() { 64 } else { 32 };
         // 10.5.1: with RELOC_CTRS these registers move to page 1 and page 0 becomes RES0.
-        let (reloc_page, reloc_base) = if cfg.reloc_ctrs { (1, page1_base) } else { (0, 0) };
+        let (reloc_page, reloc_base) = if cfg.reloc_ctrs {
+            (1, page1_base)
+        } else {
+            (0, 0)
+        };
         let bitmap = cfg.counters;
         let mut regs = Vec::new();
         let mut push = |id, name: String, addr, page, bits, fields: Vec<Field>| {
@@ -277,15 +291,70 @@ impl RegisterMap {
             }
         }
         let bitmaps = [
-            (RegId::CntenSet0, "SMMU_PMCG_CNTENSET0", CNTENSET0, 0, 0, W1S, "CNTEN"),
-            (RegId::CntenClr0, "SMMU_PMCG_CNTENCLR0", CNTENCLR0, 0, 0, W1C, "CNTEN"),
-            (RegId::IntenSet0, "SMMU_PMCG_INTENSET0", INTENSET0, 0, 0, W1S, "INTEN"),
-            (RegId::IntenClr0, "SMMU_PMCG_INTENCLR0", INTENCLR0, 0, 0, W1C, "INTEN"),
-            (RegId::OvsClr0, "SMMU_PMCG_OVSCLR0", OVSCLR0, reloc_page, reloc_base, W1C, "OVS"),
-            (RegId::OvsSet0, "SMMU_PMCG_OVSSET0", OVSSET0, reloc_page, reloc_base, W1S, "OVS"),
+            (
+                RegId::CntenSet0,
+                "SMMU_PMCG_CNTENSET0",
+                CNTENSET0,
+                0,
+                0,
+                W1S,
+                "CNTEN",
+            ),
+            (
+                RegId::CntenClr0,
+                "SMMU_PMCG_CNTENCLR0",
+                CNTENCLR0,
+                0,
+                0,
+                W1C,
+                "CNTEN",
+            ),
+            (
+                RegId::IntenSet0,
+                "SMMU_PMCG_INTENSET0",
+                INTENSET0,
+                0,
+                0,
+                W1S,
+                "INTEN",
+            ),
+            (
+                RegId::IntenClr0,
+                "SMMU_PMCG_INTENCLR0",
+                INTENCLR0,
+                0,
+                0,
+                W1C,
+                "INTEN",
+            ),
+            (
+                RegId::OvsClr0,
+                "SMMU_PMCG_OVSCLR0",
+                OVSCLR0,
+                reloc_page,
+                reloc_base,
+                W1C,
+                "OVS",
+            ),
+            (
+                RegId::OvsSet0,
+                "SMMU_PMCG_OVSSET0",
+                OVSSET0,
+                reloc_page,
+                reloc_base,
+                W1S,
+                "OVS",
+            ),
         ];
         for (id, name, off, page, base, access, field) in bitmaps {
-            push(id, name.into(), base + off, page, 64, vec![f(field, 0, bitmap, access, 0)]);
+            push(
+                id,
+                name.into(),
+                base + off,
+                page,
+                64,
+                vec![f(field, 0, bitmap, access, 0)],
+            );
         }
         if cfg.capture {
             push(
@@ -311,10 +380,30 @@ impl RegisterMap {
             f("RELOC_CTRS", 20, 1, RO, cfg.reloc_ctrs as u64),
             f("MSI", 21, 1, RO, cfg.msi as u64),
             f("CAPTURE", 22, 1, RO, cfg.capture as u64),
-            f("SID_FILTER_TYPE", 23, 1, RO, (cfg.sid_filter == SidFilterType::Global) as u64),
+            f(
+                "SID_FILTER_TYPE",
+                23,
+                1,
+                RO,
+                (cfg.sid_filter == SidFilterType::Global) as u64,
+            ),
         ];
-        push(RegId::Cfgr, "SMMU_PMCG_CFGR".into(), CFGR, 0, 32, cfgr.to_vec());
-        push(RegId::Cr, "SMMU_PMCG_CR".into(), CR, 0, 32, vec![f("E", 0, 1, RW, 0)]);
+        push(
+            RegId::Cfgr,
+            "SMMU_PMCG_CFGR".into(),
+            CFGR,
+            0,
+            32,
+            cfgr.to_vec(),
+        );
+        push(
+            RegId::Cr,
+            "SMMU_PMCG_CR".into(),
+            CR,
+            0,
+            32,
+            vec![f("E", 0, 1, RW, 0)],
+        );
         let id = &cfg.ident;
         let implementer = ((id.jep106_continuation as u64) << 8) | id.jep106_id as u64;
         push(
@@ -338,9 +427,30 @@ impl RegisterMap {
                 _ => {} // CEID covers events 0-127 only (10.5.2.16/17).
             }
         }
-        push(RegId::Ceid0, "SMMU_PMCG_CEID0".into(), CEID0, 0, 64, vec![f("N", 0, 64, RO, ceid0)]);
-        push(RegId::Ceid1, "SMMU_PMCG_CEID1".into(), CEID1, 0, 64, vec![f("N", 0, 64, RO, ceid1)]);
-        push(RegId::IrqCtrl, "SMMU_PMCG_IRQ_CTRL".into(), IRQ_CTRL, 0, 32, vec![f("IRQEN", 0, 1, RW, 0)]);
+        push(
+            RegId::Ceid0,
+            "SMMU_PMCG_CEID0".into(),
+            CEID0,
+            0,
+            64,
+            vec![f("N", 0, 64, RO, ceid0)],
+        );
+        push(
+            RegId::Ceid1,
+            "SMMU_PMCG_CEID1".into(),
+            CEID1,
+            0,
+            64,
+            vec![f("N", 0, 64, RO, ceid1)],
+        );
+        push(
+            RegId::IrqCtrl,
+            "SMMU_PMCG_IRQ_CTRL".into(),
+            IRQ_CTRL,
+            0,
+            32,
+            vec![f("IRQEN", 0, 1, RW, 0)],
+        );
         push(
             RegId::IrqCtrlAck,
             "SMMU_PMCG_IRQ_CTRLACK".into(),
@@ -358,7 +468,14 @@ impl RegisterMap {
                 64,
                 vec![f("ADDR", 2, cfg.pa_bits - 2, RW, 0)],
             );
-            push(RegId::IrqCfg1, "SMMU_PMCG_IRQ_CFG1".into(), IRQ_CFG1, 0, 32, vec![f("DATA", 0, 32, RW, 0)]);
+            push(
+                RegId::IrqCfg1,
+                "SMMU_PMCG_IRQ_CFG1".into(),
+                IRQ_CFG1,
+                0,
+                32,
+                vec![f("DATA", 0, 32, RW, 0)],
+            );
             push(
                 RegId::IrqCfg2,
                 "SMMU_PMCG_IRQ_CFG2".into(),
@@ -382,7 +499,10 @@ impl RegisterMap {
             AIDR,
             0,
             32,
-            vec![f("ArchMinorRev", 0, 4, RO, AIDR_VALUE & 0xF), f("ArchMajorRev", 4, 4, RO, AIDR_VALUE >> 4)],
+            vec![
+                f("ArchMinorRev", 0, 4, RO, AIDR_VALUE & 0xF),
+                f("ArchMajorRev", 4, 4, RO, AIDR_VALUE >> 4),
+            ],
         );
         push(
             RegId::PmDevArch,
@@ -415,9 +535,24 @@ impl RegisterMap {
         ];
         for (k, value) in pidr.into_iter().enumerate() {
             let k = k as u32;
-            let addr = if k < 4 { PIDR0 + 4 * k } else { PIDR4 + 4 * (k - 4) };
-            let fields = if k < 5 { vec![f("VALUE", 0, 8, RO, value)] } else { vec![] };
-            push(RegId::Pidr(k), format!("SMMU_PMCG_PIDR{k}"), addr, 0, 32, fields);
+            let addr = if k < 4 {
+                PIDR0 + 4 * k
+            } else {
+                PIDR4 + 4 * (k - 4)
+            };
+            let fields = if k < 5 {
+                vec![f("VALUE", 0, 8, RO, value)]
+            } else {
+                vec![]
+            };
+            push(
+                RegId::Pidr(k),
+                format!("SMMU_PMCG_PIDR{k}"),
+                addr,
+                0,
+                32,
+                fields,
+            );
         }
         for (k, value) in CIDR_VALUES.into_iter().enumerate() {
             let k = k as u32;
@@ -486,7 +621,10 @@ impl RegisterMap {
             RegId::Smr(_) => (false, offset::SMR_BASE),
             _ => panic!("{id:?} is not an array register"),
         };
-        let page1 = self.get(RegId::Evcntr(0)).map(|r| r.page == 1).unwrap_or(false);
+        let page1 = self
+            .get(RegId::Evcntr(0))
+            .map(|r| r.page == 1)
+            .unwrap_or(false);
         if reloc && page1 {
             self.page1_base + base
         } else {
@@ -506,8 +644,15 @@ mod tests {
         assert_eq!(m.reg(RegId::Svr(2)).addr, 0x1_0610);
         assert_eq!(m.reg(RegId::OvsSet0).addr, 0x1_0CC0);
         assert_eq!(m.reg(RegId::Evtyper(3)).addr, 0x40C);
-        assert_eq!(m.lookup(0x1_000C), Some((m.reg(RegId::Evcntr(1)), Word::High)));
-        assert_eq!(m.lookup(0x0008), None, "page 0 counter location is RES0 when relocated");
+        assert_eq!(
+            m.lookup(0x1_000C),
+            Some((m.reg(RegId::Evcntr(1)), Word::High))
+        );
+        assert_eq!(
+            m.lookup(0x0008),
+            None,
+            "page 0 counter location is RES0 when relocated"
+        );
         assert_eq!(m.reg(RegId::Cfgr).reset(), 0x0070_3F3F);
     }
 

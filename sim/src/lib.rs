@@ -1,3 +1,13 @@
-//! Simulation side of the PMCG: pin-level interface shared by every backend, the reference model,
-//! the native RustHDL backend, the Verilator backend and the script runner.
+//! Simulation side of the PMCG: the pin-level interface shared by every backend, the native
+//! RustHDL backend, the Verilator backend (emitted Verilog) and its run-time model builder.
+//!
+//! ```text
+//!   pins::Driver ──► dyn Dut ──┬─ native::NativeDut   (RustHDL simulate())
+//!                              └─ vdut::VerilatorDut  (emitted Verilog via verilator::VerilatedModel)
+//! ```
+pub mod model;
+pub mod native;
 pub mod pins;
+pub mod stimulus;
+pub mod vdut;
+pub mod verilator;

@@ -118,6 +118,9 @@ impl Access {
     }
 }
 
+/// Called with (cycle, inputs, outputs) after every cycle.
+pub type Observer = Box<dyn FnMut(u64, &PinInputs, &PinOutputs)>;
+
 /// A bus-functional driver: APB transfers and event traffic on any [`Dut`], with a cycle count,
 /// a count of interrupt pulses seen, and an optional observer of every cycle.
 pub struct Driver<D: Dut> {
@@ -129,7 +132,7 @@ pub struct Driver<D: Dut> {
     /// Interrupt pulses seen so far.
     pub irq_pulses: u64,
     /// Called with (cycle, inputs, outputs) after every cycle when set (tracing, lock-step).
-    pub observer: Option<Box<dyn FnMut(u64, &PinInputs, &PinOutputs)>>,
+    pub observer: Option<Observer>,
 }
 
 impl<D: Dut> Driver<D> {

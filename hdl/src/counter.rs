@@ -1,0 +1,186 @@
+//! `EventCounter`: one PMCG counter (10.5.2.1) with its EVTYPERn and SMRn storage.
+//!
+//! ```text
+//!            inc[31:0] (0..=8 events this edge, already gated by CR.E & CNTEN[n])
+//!               │
+//!   ┌───────────▼──────────┐  carry   ┌──────────────┐
+//!   │ lo[31:0] += inc      ├─────────►│ pend (1 bit) │──► hi += pend next edge
+//!   └───────────┬──────────┘          └──────────────┘
+//!               │ ovf = carry & (narrow | hi+pend == max)   (10.2.1 carry-out of counter_bits)
+//!   wr_lo / wr_hi / wr_evtyper / wr_smr + wdata (merged per PSTRB by the register file)
+//! ```
+//!
+//! The value is two 32-bit halves so that the native simulation never does 64-bit arithmetic
+//! (rust-hdl stores wider `Bits` as bool arrays) and so that the carry between the halves is
+//! registered (`pend`) instead of rippling 64 bits in one cycle. The architectural value is
+//! `((hi + pend) << 32) | lo`, truncated to `counter_bits`; the register file adds `pend` after its
+//! read mux, so one adder serves all counters. Overflow is predicted without that adder:
+//! `hi + pend` is all ones exactly when (pend = 0 and hi = max) or (pend = 1 and hi = max - 1).
+
+use crate::config::PmcgConfig;
+use crate::regmap::{RegId, RegisterMap};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct EventCounter {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset (active high).
+    pub rst: Signal<In, Bit>,
+    /// Events to add at this edge.
+    pub inc: Signal<In, Bits<32>>,
+    /// Write the low word of the value from `wdata` (no counting at this edge).
+    pub wr_lo: Signal<In, Bit>,
+    /// Write the high word of the value from `wdata` (no counting at this edge).
+    pub wr_hi: Signal<In, Bit>,
+    /// Write EVTYPERn from `wdata`, with the event decode in `wr_is_cycle/wr_is_lane/wr_lane_bit`.
+    pub wr_evtyper: Signal<In, Bit>,
+    /// Write SMRn from `wdata`.
+    pub wr_smr: Signal<In, Bit>,
+    /// Write data, already merged with the old value per PSTRB.
+    pub wdata: Signal<In, Bits<32>>,
+    pub wr_is_cycle: Signal<In, Bit>,
+    pub wr_is_lane: Signal<In, Bit>,
+    pub wr_lane_bit: Signal<In, Bits<5>>,
+    /// Low word of the value.
+    pub lo: Signal<Out, Bits<32>>,
+    /// High word of the value, before the pending carry is added.
+    pub hi: Signal<Out, Bits<32>>,
+    /// A carry from the low word not yet added to `hi`.
+    pub pend: Signal<Out, Bit>,
+    pub evtyper: Signal<Out, Bits<32>>,
+    pub smr: Signal<Out, Bits<32>>,
+    /// EVTYPER.EVENT is 0: count clock cycles.
+    pub is_cycle: Signal<Out, Bit>,
+    /// EVTYPER.EVENT is a supported lane event, carried on lane event bit `lane_bit`.
+    pub is_lane: Signal<Out, Bit>,
+    pub lane_bit: Signal<Out, Bits<5>>,
+    /// The counter overflows at this edge.
+    pub ovf: Signal<Out, Bit>,
+    /// Implemented bits of the high word (0 for 32-bit counters).
+    hi_max: Constant<Bits<32>>,
+    hi_max_less_one: Constant<Bits<32>>,
+    /// Counters are wider than 32 bits.
+    wide: Constant<Bit>,
+    /// Writable bits of EVTYPERn and SMRn (from the register map).
+    evtyper_wmask: Constant<Bits<32>>,
+    smr_wmask: Constant<Bits<32>>,
+    lo_r: DFF<Bits<32>>,
+    hi_r: DFF<Bits<32>>,
+    pend_r: DFF<Bit>,
+    evtyper_r: DFF<Bits<32>>,
+    smr_r: DFF<Bits<32>>,
+    is_cycle_r: DFF<Bit>,
+    is_lane_r: DFF<Bit>,
+    lane_bit_r: DFF<Bits<5>>,
+    carry: Signal<Local, Bit>,
+    hi_at_max: Signal<Local, Bit>,
+}
+
+impl EventCounter {
+    /// Counter `n` of a validated configuration.
+    pub fn new(cfg: &PmcgConfig, map: &RegisterMap, n: u32) -> Self {
+        let hi_max = (cfg.counter_mask() >> 32) as u32;
+        let wmask = |id| {
+            map.get(id)
+                .map(|r| r.mask_of(crate::regmap::Access::RW))
+                .unwrap_or(0)
+        };
+        EventCounter {
+            clock: Default::default(),
+            rst: Default::default(),
+            inc: Default::default(),
+            wr_lo: Default::default(),
+            wr_hi: Default::default(),
+            wr_evtyper: Default::default(),
+            wr_smr: Default::default(),
+            wdata: Default::default(),
+            wr_is_cycle: Default::default(),
+            wr_is_lane: Default::default(),
+            wr_lane_bit: Default::default(),
+            lo: Default::default(),
+            hi: Default::default(),
+            pend: Default::default(),
+            evtyper: Default::default(),
+            smr: Default::default(),
+            is_cycle: Default::default(),
+            is_lane: Default::default(),
+            lane_bit: Default::default(),
+            ovf: Default::default(),
+            hi_max: Constant::new((hi_max as u64).into()),
+            hi_max_less_one: Constant::new((hi_max.wrapping_sub(1) as u64).into()),
+            wide: Constant::new(cfg.wide_counters()),
+            evtyper_wmask: Constant::new(wmask(RegId::Evtyper(n)).into()),
+            smr_wmask: Constant::new(wmask(RegId::Smr(n)).into()),
+            lo_r: Default::default(),
+            hi_r: Default::default(),
+            pend_r: Default::default(),
+            evtyper_r: Default::default(),
+            smr_r: Default::default(),
+            is_cycle_r: Default::default(),
+            is_lane_r: Default::default(),
+            lane_bit_r: Default::default(),
+            carry: Default::default(),
+            hi_at_max: Default::default(),
+        }
+    }
+}
+
+impl Logic for EventCounter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, is_cycle_r, is_lane_r, lane_bit_r
+        );
+        // Carry out of the low word: lo + inc > 0xFFFF_FFFF  <=>  inc > !lo.
+        self.carry.next = self.inc.val() > (!self.lo_r.q.val());
+        self.hi_at_max.next = ((!self.pend_r.q.val()) & (self.hi_r.q.val() == self.hi_max.val()))
+            | (self.pend_r.q.val() & (self.hi_r.q.val() == self.hi_max_less_one.val()));
+        self.lo_r.d.next = self.lo_r.q.val() + self.inc.val();
+        self.hi_r.d.next = (self.hi_r.q.val() + self.pend_r.q.val()) & self.hi_max.val();
+        self.pend_r.d.next = self.carry.val() & self.wide.val();
+        // 10.2.1: overflow is the carry out of the counter width; the counter wraps and goes on.
+        self.ovf.next = self.carry.val() & ((!self.wide.val()) | self.hi_at_max.val());
+        // 10.5.2.1: a write replaces its word and the counter skips this edge's events; a write
+        // never overflows.
+        if self.wr_lo.val() {
+            self.lo_r.d.next = self.wdata.val();
+            self.pend_r.d.next = false;
+            self.ovf.next = false;
+        }
+        if self.wr_hi.val() {
+            self.lo_r.d.next = self.lo_r.q.val();
+            self.hi_r.d.next = self.wdata.val() & self.hi_max.val();
+            self.pend_r.d.next = false;
+            self.ovf.next = false;
+        }
+        if self.wr_evtyper.val() {
+            self.evtyper_r.d.next = self.wdata.val() & self.evtyper_wmask.val();
+            self.is_cycle_r.d.next = self.wr_is_cycle.val();
+            self.is_lane_r.d.next = self.wr_is_lane.val();
+            self.lane_bit_r.d.next = self.wr_lane_bit.val();
+        }
+        if self.wr_smr.val() {
+            self.smr_r.d.next = self.wdata.val() & self.smr_wmask.val();
+        }
+        // EVTYPER resets to 0, and event 0 counts cycles.
+        if self.rst.val() {
+            self.lo_r.d.next = 0.into();
+            self.hi_r.d.next = 0.into();
+            self.pend_r.d.next = false;
+            self.evtyper_r.d.next = 0.into();
+            self.smr_r.d.next = 0.into();
+            self.is_cycle_r.d.next = true;
+            self.is_lane_r.d.next = false;
+            self.lane_bit_r.d.next = 0.into();
+            self.ovf.next = false;
+        }
+        self.lo.next = self.lo_r.q.val();
+        self.hi.next = self.hi_r.q.val();
+        self.pend.next = self.pend_r.q.val();
+        self.evtyper.next = self.evtyper_r.q.val();
+        self.smr.next = self.smr_r.q.val();
+        self.is_cycle.next = self.is_cycle_r.q.val();
+        self.is_lane.next = self.is_lane_r.q.val();
+        self.lane_bit.next = self.lane_bit_r.q.val();
+    }
+}

@@ -1,0 +1,662 @@
+//! `RegFile`: the PMCG register file and counter bank control, behind a generic register request
+//! (it never sees APB).
+//!
+//! ```text
+//!   req_rd/req_wr/req_addr/req_wdata/req_strb/req_ns
+//!        │ decode (addresses, masks, resets: Constants from the register map)
+//!        ├──► CR, SCR, IRQ_CTRL/ACK, IRQ_CFG0/1/2 ── storage registers
+//!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
+//!        ├──► ctr[n]: wr_lo/wr_hi/wr_evtyper/wr_smr + merged wdata + event decode
+//!        └──► read mux ──► rd_data (sampled by the APB adapter in the setup cycle)
+//!   lane_valid/lane_events ──► lane stage (registered) ──► per-counter inc = Σ lanes ──► ctr[n]
+//!   irq: registered pulse when an INTEN counter overflows while IRQ_CTRL.IRQEN = 1
+//! ```
+//! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.5, 10.6.
+
+use crate::bitpack::BitPack;
+use crate::config::{PmcgConfig, MAX_LANES};
+use crate::counter::EventCounter;
+use crate::regmap::{Access, RegId, RegisterMap};
+use rust_hdl::prelude::*;
+
+/// Address constant of an absent register: never equal to a word-aligned address.
+const ABSENT: u64 = 0xFFFF_FFFFu64;
+
+#[derive(LogicBlock)]
+pub struct RegFile {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub req_rd: Signal<In, Bit>,
+    pub req_wr: Signal<In, Bit>,
+    pub req_addr: Signal<In, Bits<32>>,
+    pub req_wdata: Signal<In, Bits<32>>,
+    pub req_strb: Signal<In, Bits<4>>,
+    pub req_ns: Signal<In, Bit>,
+    pub lane_valid: Vec<Signal<In, Bit>>,
+    pub lane_events: Vec<Signal<In, Bits<32>>>,
+    pub rd_data: Signal<Out, Bits<32>>,
+    pub irq: Signal<Out, Bit>,
+    ctr: Vec<EventCounter>,
+    ovf_pack: BitPack,
+    // Configuration and register-map constants.
+    secure_impl: Constant<Bit>,
+    wide: Constant<Bit>,
+    hi_max: Constant<Bits<32>>,
+    bitmap_mask: Constant<Bits<64>>,
+    cr_addr: Constant<Bits<32>>,
+    cr_wmask: Constant<Bits<32>>,
+    cr_reset: Constant<Bits<32>>,
+    cr_e_mask: Constant<Bits<32>>,
+    scr_addr: Constant<Bits<32>>,
+    scr_wmask: Constant<Bits<32>>,
+    scr_reset: Constant<Bits<32>>,
+    scr_nsra_mask: Constant<Bits<32>>,
+    irq_ctrl_addr: Constant<Bits<32>>,
+    irq_ctrl_wmask: Constant<Bits<32>>,
+    irq_ack_addr: Constant<Bits<32>>,
+    irqen_mask: Constant<Bits<32>>,
+    cfg0_addr: Constant<Bits<32>>,
+    cfg0_hi_addr: Constant<Bits<32>>,
+    cfg0_wmask: Constant<Bits<32>>,
+    cfg0_hi_wmask: Constant<Bits<32>>,
+    cfg1_addr: Constant<Bits<32>>,
+    cfg1_wmask: Constant<Bits<32>>,
+    cfg2_addr: Constant<Bits<32>>,
+    cfg2_wmask: Constant<Bits<32>>,
+    cntenset_addr: Constant<Bits<32>>,
+    cntenset_hi_addr: Constant<Bits<32>>,
+    cntenclr_addr: Constant<Bits<32>>,
+    cntenclr_hi_addr: Constant<Bits<32>>,
+    intenset_addr: Constant<Bits<32>>,
+    intenset_hi_addr: Constant<Bits<32>>,
+    intenclr_addr: Constant<Bits<32>>,
+    intenclr_hi_addr: Constant<Bits<32>>,
+    ovsset_addr: Constant<Bits<32>>,
+    ovsset_hi_addr: Constant<Bits<32>>,
+    ovsclr_addr: Constant<Bits<32>>,
+    ovsclr_hi_addr: Constant<Bits<32>>,
+    evc_base: Constant<Bits<32>>,
+    evc_span: Constant<Bits<32>>,
+    evt_base: Constant<Bits<32>>,
+    evt_span: Constant<Bits<32>>,
+    smr_base: Constant<Bits<32>>,
+    smr_span: Constant<Bits<32>>,
+    event_mask: Constant<Bits<32>>,
+    /// Counter index n, for comparison with decoded indices.
+    ctr_index: Vec<Constant<Bits<32>>>,
+    /// Lane event table: event number and its bit in the lane event vector.
+    lane_ev_id: Vec<Constant<Bits<32>>>,
+    lane_ev_bit: Vec<Constant<Bits<5>>>,
+    /// Constant read-only words (CFGR, IIDR, CEID0/1, AIDR, ID registers).
+    ro_addr: Vec<Constant<Bits<32>>>,
+    ro_val: Vec<Constant<Bits<32>>>,
+    // State.
+    cr: DFF<Bits<32>>,
+    scr: DFF<Bits<32>>,
+    irq_ctrl: DFF<Bits<32>>,
+    irq_ack: DFF<Bits<32>>,
+    cfg0: DFF<Bits<32>>,
+    cfg0_hi: DFF<Bits<32>>,
+    cfg1: DFF<Bits<32>>,
+    cfg2: DFF<Bits<32>>,
+    cnten: DFF<Bits<64>>,
+    inten: DFF<Bits<64>>,
+    ovs: DFF<Bits<64>>,
+    snap: DFF<Bits<32>>,
+    snap_addr: DFF<Bits<32>>,
+    snap_valid: DFF<Bit>,
+    irq_r: DFF<Bit>,
+    lane_ev_q: [DFF<Bits<32>>; MAX_LANES as usize],
+    // Decode.
+    word_addr: Signal<Local, Bits<32>>,
+    blocked: Signal<Local, Bit>,
+    wr_ok: Signal<Local, Bit>,
+    bmask: Signal<Local, Bits<32>>,
+    wbits: Signal<Local, Bits<32>>,
+    w64_lo: Signal<Local, Bits<64>>,
+    w64_hi: Signal<Local, Bits<64>>,
+    evc_off: Signal<Local, Bits<32>>,
+    evc_in: Signal<Local, Bit>,
+    evc_idx: Signal<Local, Bits<32>>,
+    evc_hiword: Signal<Local, Bit>,
+    evt_off: Signal<Local, Bits<32>>,
+    evt_in: Signal<Local, Bit>,
+    smr_off: Signal<Local, Bits<32>>,
+    smr_in: Signal<Local, Bit>,
+    sel_lo: Signal<Local, Bits<32>>,
+    sel_hi: Signal<Local, Bits<32>>,
+    sel_pend: Signal<Local, Bit>,
+    sel_evtyper: Signal<Local, Bits<32>>,
+    sel_smr: Signal<Local, Bits<32>>,
+    hi_eff: Signal<Local, Bits<32>>,
+    ctr_wdata: Signal<Local, Bits<32>>,
+    dec_is_cycle: Signal<Local, Bit>,
+    dec_is_lane: Signal<Local, Bit>,
+    dec_lane_bit: Signal<Local, Bits<5>>,
+    cr_e: Signal<Local, Bit>,
+    guarded: Signal<Local, Bit>,
+    snap_hit: Signal<Local, Bit>,
+    ovf_vec: Signal<Local, Bits<64>>,
+}
+
+fn c32(v: u64) -> Constant<Bits<32>> {
+    Constant::new(v.into())
+}
+
+impl RegFile {
+    /// The register file of a validated configuration.
+    pub fn new(cfg: &PmcgConfig) -> Self {
+        let map = RegisterMap::new(cfg);
+        let n = cfg.counters as usize;
+        let addr = |id| map.get(id).map(|r| r.addr as u64).unwrap_or(ABSENT);
+        let addr_hi = |id| map.get(id).map(|r| r.addr as u64 + 4).unwrap_or(ABSENT);
+        let wmask = |id| map.get(id).map(|r| r.mask_of(Access::RW)).unwrap_or(0);
+        let reset = |id| map.get(id).map(|r| r.reset()).unwrap_or(0);
+        // Registers whose value is a configuration constant.
+        let mut ro_addr = Vec::new();
+        let mut ro_val = Vec::new();
+        for r in &map.regs {
+            let constant = matches!(
+                r.id,
+                RegId::Cfgr
+                    | RegId::Iidr
+                    | RegId::Ceid0
+                    | RegId::Ceid1
+                    | RegId::Aidr
+                    | RegId::PmDevArch
+                    | RegId::PmDevType
+                    | RegId::Pidr(_)
+                    | RegId::Cidr(_)
+            );
+            if constant {
+                ro_addr.push(c32(r.addr as u64));
+                ro_val.push(c32(r.reset() & 0xFFFF_FFFF));
+                if r.bits == 64 {
+                    ro_addr.push(c32(r.addr as u64 + 4));
+                    ro_val.push(c32(r.reset() >> 32));
+                }
+            }
+        }
+        let event_field = map
+            .reg(RegId::Evtyper(0))
+            .field("EVENT")
+            .expect("EVTYPER.EVENT");
+        assert_eq!(
+            event_field.lsb, 0,
+            "the event decode compares EVENT in place"
+        );
+        let lane_ids = cfg.lane_event_ids();
+        let smr_count = map
+            .regs
+            .iter()
+            .filter(|r| matches!(r.id, RegId::Smr(_)))
+            .count() as u64;
+        RegFile {
+            clock: Default::default(),
+            rst: Default::default(),
+            req_rd: Default::default(),
+            req_wr: Default::default(),
+            req_addr: Default::default(),
+            req_wdata: Default::default(),
+            req_strb: Default::default(),
+            req_ns: Default::default(),
+            lane_valid: (0..cfg.lanes).map(|_| Default::default()).collect(),
+            lane_events: (0..cfg.lanes).map(|_| Default::default()).collect(),
+            rd_data: Default::default(),
+            irq: Default::default(),
+            ctr: (0..cfg.counters)
+                .map(|i| EventCounter::new(cfg, &map, i))
+                .collect(),
+            ovf_pack: BitPack::new(n),
+            secure_impl: Constant::new(cfg.secure),
+            wide: Constant::new(cfg.wide_counters()),
+            hi_max: c32(cfg.counter_mask() >> 32),
+            bitmap_mask: Constant::new(cfg.counter_bitmap().into()),
+            cr_addr: c32(addr(RegId::Cr)),
+            cr_wmask: c32(wmask(RegId::Cr)),
+            cr_reset: c32(reset(RegId::Cr)),
+            cr_e_mask: c32(map.field_mask(RegId::Cr, "E")),
+            scr_addr: c32(addr(RegId::Scr)),
+            scr_wmask: c32(wmask(RegId::Scr)),
+            scr_reset: c32(reset(RegId::Scr)),
+            scr_nsra_mask: c32(map.field_mask(RegId::Scr, "NSRA")),
+            irq_ctrl_addr: c32(addr(RegId::IrqCtrl)),
+            irq_ctrl_wmask: c32(wmask(RegId::IrqCtrl)),
+            irq_ack_addr: c32(addr(RegId::IrqCtrlAck)),
+            irqen_mask: c32(map.field_mask(RegId::IrqCtrl, "IRQEN")),
+            cfg0_addr: c32(addr(RegId::IrqCfg0)),
+            cfg0_hi_addr: c32(addr_hi(RegId::IrqCfg0)),
+            cfg0_wmask: c32(wmask(RegId::IrqCfg0) & 0xFFFF_FFFF),
+            cfg0_hi_wmask: c32(wmask(RegId::IrqCfg0) >> 32),
+            cfg1_addr: c32(addr(RegId::IrqCfg1)),
+            cfg1_wmask: c32(wmask(RegId::IrqCfg1)),
+            cfg2_addr: c32(addr(RegId::IrqCfg2)),
+            cfg2_wmask: c32(wmask(RegId::IrqCfg2)),
+            cntenset_addr: c32(addr(RegId::CntenSet0)),
+            cntenset_hi_addr: c32(addr_hi(RegId::CntenSet0)),
+            cntenclr_addr: c32(addr(RegId::CntenClr0)),
+            cntenclr_hi_addr: c32(addr_hi(RegId::CntenClr0)),
+            intenset_addr: c32(addr(RegId::IntenSet0)),
+            intenset_hi_addr: c32(addr_hi(RegId::IntenSet0)),
+            intenclr_addr: c32(addr(RegId::IntenClr0)),
+            intenclr_hi_addr: c32(addr_hi(RegId::IntenClr0)),
+            ovsset_addr: c32(addr(RegId::OvsSet0)),
+            ovsset_hi_addr: c32(addr_hi(RegId::OvsSet0)),
+            ovsclr_addr: c32(addr(RegId::OvsClr0)),
+            ovsclr_hi_addr: c32(addr_hi(RegId::OvsClr0)),
+            evc_base: c32(map.array_base(RegId::Evcntr(0)) as u64),
+            evc_span: c32(map.counter_stride as u64 * cfg.counters as u64),
+            evt_base: c32(map.array_base(RegId::Evtyper(0)) as u64),
+            evt_span: c32(4 * cfg.counters as u64),
+            smr_base: c32(map.array_base(RegId::Smr(0)) as u64),
+            smr_span: c32(4 * smr_count),
+            event_mask: c32(event_field.mask()),
+            ctr_index: (0..n).map(|i| c32(i as u64)).collect(),
+            lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
+            lane_ev_bit: (0..lane_ids.len())
+                .map(|k| Constant::new((k as u64).into()))
+                .collect(),
+            ro_addr,
+            ro_val,
+            cr: Default::default(),
+            scr: Default::default(),
+            irq_ctrl: Default::default(),
+            irq_ack: Default::default(),
+            cfg0: Default::default(),
+            cfg0_hi: Default::default(),
+            cfg1: Default::default(),
+            cfg2: Default::default(),
+            cnten: Default::default(),
+            inten: Default::default(),
+            ovs: Default::default(),
+            snap: Default::default(),
+            snap_addr: Default::default(),
+            snap_valid: Default::default(),
+            irq_r: Default::default(),
+            lane_ev_q: Default::default(),
+            word_addr: Default::default(),
+            blocked: Default::default(),
+            wr_ok: Default::default(),
+            bmask: Default::default(),
+            wbits: Default::default(),
+            w64_lo: Default::default(),
+            w64_hi: Default::default(),
+            evc_off: Default::default(),
+            evc_in: Default::default(),
+            evc_idx: Default::default(),
+            evc_hiword: Default::default(),
+            evt_off: Default::default(),
+            evt_in: Default::default(),
+            smr_off: Default::default(),
+            smr_in: Default::default(),
+            sel_lo: Default::default(),
+            sel_hi: Default::default(),
+            sel_pend: Default::default(),
+            sel_evtyper: Default::default(),
+            sel_smr: Default::default(),
+            hi_eff: Default::default(),
+            ctr_wdata: Default::default(),
+            dec_is_cycle: Default::default(),
+            dec_is_lane: Default::default(),
+            dec_lane_bit: Default::default(),
+            cr_e: Default::default(),
+            guarded: Default::default(),
+            snap_hit: Default::default(),
+            ovf_vec: Default::default(),
+        }
+    }
+}
+
+impl Logic for RegFile {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, cr, scr, irq_ctrl, irq_ack, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
+            snap, snap_addr, snap_valid, irq_r
+        );
+        // ---- Request decode -------------------------------------------------------------
+        self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
+        // 10.6 / SCR.NSRA: with Secure state, NSRA = 0 makes every Non-secure access RAZ/WI.
+        self.blocked.next = self.secure_impl.val()
+            & self.req_ns.val()
+            & (!(self.scr.q.val() & self.scr_nsra_mask.val()).any());
+        self.wr_ok.next = self.req_wr.val() & (!self.blocked.val());
+        match self.req_strb.val().index() {
+            0 => self.bmask.next = 0x0000_0000u64.into(),
+            1 => self.bmask.next = 0x0000_00FFu64.into(),
+            2 => self.bmask.next = 0x0000_FF00u64.into(),
+            3 => self.bmask.next = 0x0000_FFFFu64.into(),
+            4 => self.bmask.next = 0x00FF_0000u64.into(),
+            5 => self.bmask.next = 0x00FF_00FFu64.into(),
+            6 => self.bmask.next = 0x00FF_FF00u64.into(),
+            7 => self.bmask.next = 0x00FF_FFFFu64.into(),
+            8 => self.bmask.next = 0xFF00_0000u64.into(),
+            9 => self.bmask.next = 0xFF00_00FFu64.into(),
+            10 => self.bmask.next = 0xFF00_FF00u64.into(),
+            11 => self.bmask.next = 0xFF00_FFFFu64.into(),
+            12 => self.bmask.next = 0xFFFF_0000u64.into(),
+            13 => self.bmask.next = 0xFFFF_00FFu64.into(),
+            14 => self.bmask.next = 0xFFFF_FF00u64.into(),
+            _ => self.bmask.next = 0xFFFF_FFFFu64.into(),
+        }
+        self.wbits.next = self.req_wdata.val() & self.bmask.val();
+        self.w64_lo.next = bit_cast::<64, 32>(self.wbits.val()) & self.bitmap_mask.val();
+        self.w64_hi.next = (bit_cast::<64, 32>(self.wbits.val()) << 32) & self.bitmap_mask.val();
+        // Array regions: offset from the base, in range, and index.
+        self.evc_off.next = self.word_addr.val() - self.evc_base.val();
+        self.evc_in.next = self.evc_off.val() < self.evc_span.val();
+        if self.wide.val() {
+            self.evc_idx.next = self.evc_off.val() >> 3;
+            self.evc_hiword.next = self.evc_off.val().get_bit(2);
+        } else {
+            self.evc_idx.next = self.evc_off.val() >> 2;
+            self.evc_hiword.next = false;
+        }
+        self.evt_off.next = self.word_addr.val() - self.evt_base.val();
+        self.evt_in.next = self.evt_off.val() < self.evt_span.val();
+        self.smr_off.next = self.word_addr.val() - self.smr_base.val();
+        self.smr_in.next = self.smr_off.val() < self.smr_span.val();
+        // The addressed counter's registers (for reads and for PSTRB merges).
+        self.sel_lo.next = 0.into();
+        self.sel_hi.next = 0.into();
+        self.sel_pend.next = false;
+        self.sel_evtyper.next = 0.into();
+        self.sel_smr.next = 0.into();
+        for n in 0..self.ctr.len() {
+            if self.evc_idx.val() == self.ctr_index[n].val() {
+                self.sel_lo.next = self.ctr[n].lo.val();
+                self.sel_hi.next = self.ctr[n].hi.val();
+                self.sel_pend.next = self.ctr[n].pend.val();
+            }
+            if (self.evt_off.val() >> 2) == self.ctr_index[n].val() {
+                self.sel_evtyper.next = self.ctr[n].evtyper.val();
+            }
+            if (self.smr_off.val() >> 2) == self.ctr_index[n].val() {
+                self.sel_smr.next = self.ctr[n].smr.val();
+            }
+        }
+        self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
+        // Counter-bank write data, merged with the old value per PSTRB.
+        self.ctr_wdata.next = self.wbits.val();
+        if self.evc_in.val() {
+            if self.evc_hiword.val() {
+                self.ctr_wdata.next = (self.hi_eff.val() & (!self.bmask.val())) | self.wbits.val();
+            } else {
+                self.ctr_wdata.next = (self.sel_lo.val() & (!self.bmask.val())) | self.wbits.val();
+            }
+        }
+        if self.evt_in.val() {
+            self.ctr_wdata.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
+        }
+        if self.smr_in.val() {
+            self.ctr_wdata.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
+        }
+        // Event decode of an EVTYPER write: cycle event, a lane event bit, or unsupported.
+        self.dec_is_cycle.next = (self.ctr_wdata.val() & self.event_mask.val()) == 0;
+        self.dec_is_lane.next = false;
+        self.dec_lane_bit.next = 0.into();
+        for k in 0..self.lane_ev_id.len() {
+            if (self.ctr_wdata.val() & self.event_mask.val()) == self.lane_ev_id[k].val() {
+                self.dec_is_lane.next = true;
+                self.dec_lane_bit.next = self.lane_ev_bit[k].val();
+            }
+        }
+        // ---- Lane input stage ---------------------------------------------------------------
+        for l in 0..self.lane_ev_q.len() {
+            self.lane_ev_q[l].clock.next = self.clock.val();
+            self.lane_ev_q[l].d.next = 0.into();
+        }
+        for l in 0..self.lane_valid.len() {
+            if self.lane_valid[l].val() & (!self.rst.val()) {
+                self.lane_ev_q[l].d.next = self.lane_events[l].val();
+            }
+        }
+        // ---- Counter bank -------------------------------------------------------------------
+        self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
+        for n in 0..self.ctr.len() {
+            self.ctr[n].clock.next = self.clock.val();
+            self.ctr[n].rst.next = self.rst.val();
+            self.ctr[n].inc.next = 0.into();
+            // 10.5.2.1: a counter counts when CR.E and CNTEN[n] are set.
+            if self.cr_e.val() & self.cnten.q.val().get_bit(n) {
+                if self.ctr[n].is_cycle.val() {
+                    self.ctr[n].inc.next = 1.into();
+                }
+                if self.ctr[n].is_lane.val() {
+                    // Number of lanes carrying the counter's event (bit_cast cannot take a
+                    // loop-indexed argument in rust-hdl 0.46, so shift and mask).
+                    self.ctr[n].inc.next =
+                        ((self.lane_ev_q[0].q.val() >> self.ctr[n].lane_bit.val()) & 1)
+                            + ((self.lane_ev_q[1].q.val() >> self.ctr[n].lane_bit.val()) & 1)
+                            + ((self.lane_ev_q[2].q.val() >> self.ctr[n].lane_bit.val()) & 1)
+                            + ((self.lane_ev_q[3].q.val() >> self.ctr[n].lane_bit.val()) & 1)
+                            + ((self.lane_ev_q[4].q.val() >> self.ctr[n].lane_bit.val()) & 1)
+                            + ((self.lane_ev_q[5].q.val() >> self.ctr[n].lane_bit.val()) & 1)
+                            + ((self.lane_ev_q[6].q.val() >> self.ctr[n].lane_bit.val()) & 1)
+                            + ((self.lane_ev_q[7].q.val() >> self.ctr[n].lane_bit.val()) & 1);
+                }
+            }
+            self.ctr[n].wr_lo.next = self.wr_ok.val()
+                & self.evc_in.val()
+                & (!self.evc_hiword.val())
+                & (self.evc_idx.val() == self.ctr_index[n].val());
+            self.ctr[n].wr_hi.next = self.wr_ok.val()
+                & self.evc_in.val()
+                & self.evc_hiword.val()
+                & (self.evc_idx.val() == self.ctr_index[n].val());
+            self.ctr[n].wr_evtyper.next = self.wr_ok.val()
+                & self.evt_in.val()
+                & ((self.evt_off.val() >> 2) == self.ctr_index[n].val());
+            self.ctr[n].wr_smr.next = self.wr_ok.val()
+                & self.smr_in.val()
+                & ((self.smr_off.val() >> 2) == self.ctr_index[n].val());
+            self.ctr[n].wdata.next = self.ctr_wdata.val();
+            self.ctr[n].wr_is_cycle.next = self.dec_is_cycle.val();
+            self.ctr[n].wr_is_lane.next = self.dec_is_lane.val();
+            self.ctr[n].wr_lane_bit.next = self.dec_lane_bit.val();
+            self.ovf_pack.bits[n].next = self.ctr[n].ovf.val();
+        }
+        self.ovf_vec.next = self.ovf_pack.word.val();
+        // ---- Control registers (writable bits and resets from the register map) ----------------
+        if self.wr_ok.val() & (self.word_addr.val() == self.cr_addr.val()) {
+            self.cr.d.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
+                | (self.wbits.val() & self.cr_wmask.val());
+        }
+        // SCR is Secure-only (10.5.2.12).
+        if self.wr_ok.val() & (!self.req_ns.val()) & (self.word_addr.val() == self.scr_addr.val()) {
+            self.scr.d.next = (self.scr.q.val() & (!(self.scr_wmask.val() & self.bmask.val())))
+                | (self.wbits.val() & self.scr_wmask.val());
+        }
+        // IRQ_CTRLACK follows IRQ_CTRL at the write edge (no MSI can be outstanding yet).
+        if self.wr_ok.val() & (self.word_addr.val() == self.irq_ctrl_addr.val()) {
+            self.irq_ctrl.d.next = (self.irq_ctrl.q.val()
+                & (!(self.irq_ctrl_wmask.val() & self.bmask.val())))
+                | (self.wbits.val() & self.irq_ctrl_wmask.val());
+            self.irq_ack.d.next = (self.irq_ctrl.q.val()
+                & (!(self.irq_ctrl_wmask.val() & self.bmask.val())))
+                | (self.wbits.val() & self.irq_ctrl_wmask.val());
+        }
+        // IRQ_CFG0/1/2 are Guarded by IRQ_CTRL.IRQEN and IRQ_CTRLACK.IRQEN (10.5.2.21-23).
+        self.guarded.next =
+            ((self.irq_ctrl.q.val() | self.irq_ack.q.val()) & self.irqen_mask.val()).any();
+        if self.wr_ok.val() & (!self.guarded.val()) {
+            if self.word_addr.val() == self.cfg0_addr.val() {
+                self.cfg0.d.next = (self.cfg0.q.val()
+                    & (!(self.cfg0_wmask.val() & self.bmask.val())))
+                    | (self.wbits.val() & self.cfg0_wmask.val());
+            }
+            if self.word_addr.val() == self.cfg0_hi_addr.val() {
+                self.cfg0_hi.d.next = (self.cfg0_hi.q.val()
+                    & (!(self.cfg0_hi_wmask.val() & self.bmask.val())))
+                    | (self.wbits.val() & self.cfg0_hi_wmask.val());
+            }
+            if self.word_addr.val() == self.cfg1_addr.val() {
+                self.cfg1.d.next = (self.cfg1.q.val()
+                    & (!(self.cfg1_wmask.val() & self.bmask.val())))
+                    | (self.wbits.val() & self.cfg1_wmask.val());
+            }
+            if self.word_addr.val() == self.cfg2_addr.val() {
+                self.cfg2.d.next = (self.cfg2.q.val()
+                    & (!(self.cfg2_wmask.val() & self.bmask.val())))
+                    | (self.wbits.val() & self.cfg2_wmask.val());
+            }
+        }
+        // ---- Bitmaps: one storage each, W1S/W1C views; an overflow beats a same-edge clear ----
+        if self.wr_ok.val() & (self.word_addr.val() == self.cntenset_addr.val()) {
+            self.cnten.d.next = self.cnten.q.val() | self.w64_lo.val();
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.cntenset_hi_addr.val()) {
+            self.cnten.d.next = self.cnten.q.val() | self.w64_hi.val();
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.cntenclr_addr.val()) {
+            self.cnten.d.next = self.cnten.q.val() & (!self.w64_lo.val());
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.cntenclr_hi_addr.val()) {
+            self.cnten.d.next = self.cnten.q.val() & (!self.w64_hi.val());
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.intenset_addr.val()) {
+            self.inten.d.next = self.inten.q.val() | self.w64_lo.val();
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.intenset_hi_addr.val()) {
+            self.inten.d.next = self.inten.q.val() | self.w64_hi.val();
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.intenclr_addr.val()) {
+            self.inten.d.next = self.inten.q.val() & (!self.w64_lo.val());
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.intenclr_hi_addr.val()) {
+            self.inten.d.next = self.inten.q.val() & (!self.w64_hi.val());
+        }
+        self.ovs.d.next = self.ovs.q.val() | self.ovf_vec.val();
+        if self.wr_ok.val() & (self.word_addr.val() == self.ovsset_addr.val()) {
+            self.ovs.d.next = self.ovs.q.val() | self.w64_lo.val() | self.ovf_vec.val();
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.ovsset_hi_addr.val()) {
+            self.ovs.d.next = self.ovs.q.val() | self.w64_hi.val() | self.ovf_vec.val();
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_addr.val()) {
+            self.ovs.d.next = (self.ovs.q.val() & (!self.w64_lo.val())) | self.ovf_vec.val();
+        }
+        if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_hi_addr.val()) {
+            self.ovs.d.next = (self.ovs.q.val() & (!self.w64_hi.val())) | self.ovf_vec.val();
+        }
+        // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set.
+        self.irq_r.d.next = (self.irq_ctrl.q.val() & self.irqen_mask.val()).any()
+            & (self.ovf_vec.val() & self.inten.q.val()).any();
+        // ---- 64-bit read snapshot: the low-word read of a wide counter latches its high word ----
+        self.snap_hit.next =
+            self.snap_valid.q.val() & (self.word_addr.val() == self.snap_addr.q.val());
+        if self.req_rd.val() | self.req_wr.val() {
+            self.snap_valid.d.next = false;
+        }
+        if self.req_rd.val()
+            & (!self.blocked.val())
+            & self.wide.val()
+            & self.evc_in.val()
+            & (!self.evc_hiword.val())
+        {
+            self.snap.d.next = self.hi_eff.val();
+            self.snap_addr.d.next = self.word_addr.val() + 4;
+            self.snap_valid.d.next = true;
+        }
+        // ---- Read mux ---------------------------------------------------------------------------
+        self.rd_data.next = 0.into();
+        for i in 0..self.ro_addr.len() {
+            if self.word_addr.val() == self.ro_addr[i].val() {
+                self.rd_data.next = self.ro_val[i].val();
+            }
+        }
+        if self.word_addr.val() == self.cr_addr.val() {
+            self.rd_data.next = self.cr.q.val();
+        }
+        if (!self.req_ns.val()) & (self.word_addr.val() == self.scr_addr.val()) {
+            self.rd_data.next = self.scr.q.val();
+        }
+        if self.word_addr.val() == self.irq_ctrl_addr.val() {
+            self.rd_data.next = self.irq_ctrl.q.val();
+        }
+        if self.word_addr.val() == self.irq_ack_addr.val() {
+            self.rd_data.next = self.irq_ack.q.val();
+        }
+        if self.word_addr.val() == self.cfg0_addr.val() {
+            self.rd_data.next = self.cfg0.q.val();
+        }
+        if self.word_addr.val() == self.cfg0_hi_addr.val() {
+            self.rd_data.next = self.cfg0_hi.q.val();
+        }
+        if self.word_addr.val() == self.cfg1_addr.val() {
+            self.rd_data.next = self.cfg1.q.val();
+        }
+        if self.word_addr.val() == self.cfg2_addr.val() {
+            self.rd_data.next = self.cfg2.q.val();
+        }
+        if (self.word_addr.val() == self.cntenset_addr.val())
+            | (self.word_addr.val() == self.cntenclr_addr.val())
+        {
+            self.rd_data.next = self.cnten.q.val().get_bits::<32>(0);
+        }
+        if (self.word_addr.val() == self.cntenset_hi_addr.val())
+            | (self.word_addr.val() == self.cntenclr_hi_addr.val())
+        {
+            self.rd_data.next = self.cnten.q.val().get_bits::<32>(32);
+        }
+        if (self.word_addr.val() == self.intenset_addr.val())
+            | (self.word_addr.val() == self.intenclr_addr.val())
+        {
+            self.rd_data.next = self.inten.q.val().get_bits::<32>(0);
+        }
+        if (self.word_addr.val() == self.intenset_hi_addr.val())
+            | (self.word_addr.val() == self.intenclr_hi_addr.val())
+        {
+            self.rd_data.next = self.inten.q.val().get_bits::<32>(32);
+        }
+        if (self.word_addr.val() == self.ovsset_addr.val())
+            | (self.word_addr.val() == self.ovsclr_addr.val())
+        {
+            self.rd_data.next = self.ovs.q.val().get_bits::<32>(0);
+        }
+        if (self.word_addr.val() == self.ovsset_hi_addr.val())
+            | (self.word_addr.val() == self.ovsclr_hi_addr.val())
+        {
+            self.rd_data.next = self.ovs.q.val().get_bits::<32>(32);
+        }
+        if self.evc_in.val() {
+            if self.evc_hiword.val() {
+                if self.snap_hit.val() {
+                    self.rd_data.next = self.snap.q.val();
+                } else {
+                    self.rd_data.next = self.hi_eff.val();
+                }
+            } else {
+                self.rd_data.next = self.sel_lo.val();
+            }
+        }
+        if self.evt_in.val() {
+            self.rd_data.next = self.sel_evtyper.val();
+        }
+        if self.smr_in.val() {
+            self.rd_data.next = self.sel_smr.val();
+        }
+        if self.blocked.val() {
+            self.rd_data.next = 0.into();
+        }
+        self.irq.next = self.irq_r.q.val();
+        // ---- Synchronous reset: every register to its register-map reset value -----------------
+        if self.rst.val() {
+            self.cr.d.next = self.cr_reset.val();
+            self.scr.d.next = self.scr_reset.val();
+            self.irq_ctrl.d.next = 0.into();
+            self.irq_ack.d.next = 0.into();
+            self.cfg0.d.next = 0.into();
+            self.cfg0_hi.d.next = 0.into();
+            self.cfg1.d.next = 0.into();
+            self.cfg2.d.next = 0.into();
+            self.cnten.d.next = 0.into();
+            self.inten.d.next = 0.into();
+            self.ovs.d.next = 0.into();
+            self.snap.d.next = 0.into();
+            self.snap_addr.d.next = 0.into();
+            self.snap_valid.d.next = false;
+            self.irq_r.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! `PmcgCore`: the PMCG top. It only wires the blocks together and owns the ports.
+//!
+//! ```text
+//!   pclk, presetn ─────────────┬──────────────────────┐
+//!   psel penable pwrite paddr  │                      │
+//!   pwdata pstrb pprot ──► ApbCompleter ──req──► RegFile ──► irq
+//!   prdata pready pslverr ◄────┘      ◄─rd_data──┘  ▲
+//!   lane_valid$l lane_events$l lane_sid$l lane_ss$l ─┘   (l = 0 .. lanes-1)
+//! ```
+//! `lane_sid` and `lane_ss` are part of the lane interface now so that integrations do not change
+//! when the StreamID matcher lands; until then no counter looks at them (docs/behaviour.md).
+
+use crate::apb::ApbCompleter;
+use crate::config::PmcgConfig;
+use crate::regfile::RegFile;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct PmcgCore {
+    pub pclk: Signal<In, Clock>,
+    pub presetn: Signal<In, Bit>,
+    pub psel: Signal<In, Bit>,
+    pub penable: Signal<In, Bit>,
+    pub pwrite: Signal<In, Bit>,
+    pub paddr: Signal<In, Bits<32>>,
+    pub pwdata: Signal<In, Bits<32>>,
+    pub pstrb: Signal<In, Bits<4>>,
+    pub pprot: Signal<In, Bits<3>>,
+    pub prdata: Signal<Out, Bits<32>>,
+    pub pready: Signal<Out, Bit>,
+    pub pslverr: Signal<Out, Bit>,
+    pub lane_valid: Vec<Signal<In, Bit>>,
+    pub lane_events: Vec<Signal<In, Bits<32>>>,
+    pub lane_sid: Vec<Signal<In, Bits<32>>>,
+    pub lane_ss: Vec<Signal<In, Bits<2>>>,
+    /// Wired interrupt, edge-triggered: one-cycle pulses.
+    pub irq: Signal<Out, Bit>,
+    apb: ApbCompleter,
+    regs: RegFile,
+}
+
+impl PmcgCore {
+    /// The PMCG of a configuration; the configuration is validated here.
+    pub fn new(cfg: &PmcgConfig) -> Result<Self, crate::config::ConfigError> {
+        cfg.validate()?;
+        let lanes = cfg.lanes as usize;
+        Ok(PmcgCore {
+            pclk: Default::default(),
+            presetn: Default::default(),
+            psel: Default::default(),
+            penable: Default::default(),
+            pwrite: Default::default(),
+            paddr: Default::default(),
+            pwdata: Default::default(),
+            pstrb: Default::default(),
+            pprot: Default::default(),
+            prdata: Default::default(),
+            pready: Default::default(),
+            pslverr: Default::default(),
+            lane_valid: (0..lanes).map(|_| Default::default()).collect(),
+            lane_events: (0..lanes).map(|_| Default::default()).collect(),
+            lane_sid: (0..lanes).map(|_| Default::default()).collect(),
+            lane_ss: (0..lanes).map(|_| Default::default()).collect(),
+            irq: Default::default(),
+            apb: Default::default(),
+            regs: RegFile::new(cfg),
+        })
+    }
+}
+
+impl Logic for PmcgCore {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.apb.clock.next = self.pclk.val();
+        self.regs.clock.next = self.pclk.val();
+        self.apb.rst.next = !self.presetn.val();
+        self.regs.rst.next = !self.presetn.val();
+        self.apb.psel.next = self.psel.val();
+        self.apb.penable.next = self.penable.val();
+        self.apb.pwrite.next = self.pwrite.val();
+        self.apb.paddr.next = self.paddr.val();
+        self.apb.pwdata.next = self.pwdata.val();
+        self.apb.pstrb.next = self.pstrb.val();
+        self.apb.pprot.next = self.pprot.val();
+        self.prdata.next = self.apb.prdata.val();
+        self.pready.next = self.apb.pready.val();
+        self.pslverr.next = self.apb.pslverr.val();
+        self.regs.req_rd.next = self.apb.req_rd.val();
+        self.regs.req_wr.next = self.apb.req_wr.val();
+        self.regs.req_addr.next = self.apb.req_addr.val();
+        self.regs.req_wdata.next = self.apb.req_wdata.val();
+        self.regs.req_strb.next = self.apb.req_strb.val();
+        self.regs.req_ns.next = self.apb.req_ns.val();
+        self.apb.rd_data.next = self.regs.rd_data.val();
+        for l in 0..self.lane_valid.len() {
+            self.regs.lane_valid[l].next = self.lane_valid[l].val();
+            self.regs.lane_events[l].next = self.lane_events[l].val();
+        }
+        self.irq.next = self.regs.irq.val();
+    }
+}

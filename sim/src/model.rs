@@ -1,0 +1,1418 @@
+//! The reference model of the PMCG: plain Rust written from SMMUv3 chapter 10 and
+//! `docs/behaviour.md`, the oracle every randomized test compares the RTL against, cycle by cycle.
+//!
+//! Every offset, field position, access type and reset value comes from the
+//! [`RegisterMap`]; the model only knows *which kind of storage* each register is a view of.
+//!
+//! ```text
+//!  state (every item is a register)          step(inp): one PCLK cycle, edge t
+//!  ┌────────────────────────────────────┐    ─────────────────────────────────────────────
+//!  │ vals[slot]  EVTYPER, SMR, CR, SCR, │ ─► 1. out = {prdata, irq} (registers), PREADY 1
+//!  │             IRQ_*, ID, CFGR, ...   │    2. PRESETn = 0: all := reset values; stop
+//!  │ counters[n] EVCNTRn (counter_bits) │    3. APB read setup: prdata := reg (cycle t)
+//!  │ cnten inten ovs   bitmap storages  │       + 64-bit high-word snapshot rule
+//!  │ decode masks  (from EVTYPERn)      │    4. count with cycle-t CR.E, CNTEN, decode
+//!  │ stage[l]    lane input stage       │       and stage; carry -> ovf (counter written
+//!  │ prdata      APB read register      │       at this edge skips counting)
+//!  │ snap        64-bit read snapshot   │    5. irq := (ovf & INTEN) != 0 && IRQEN
+//!  │ irq         interrupt register     │    6. APB write access: PSTRB merge, guards
+//!  └────────────────────────────────────┘    7. OVS |= ovf (beats a same-edge OVSCLR0)
+//!                                            8. stage := inp.lanes
+//! ```
+//!
+//! Decode is precomputed when EVTYPERn is written (a cycle-counter mask and one counter mask per
+//! lane event bit), so `step` does no per-counter decoding and never allocates.
+//!
+//! Scope, as `docs/behaviour.md` sets it today: StreamID / security-state filtering (10.4, 10.6
+//! SO), the capture bank (SVRn, CAPR, OVFCAP) and MSIs are not modelled yet; SMRn and the filter
+//! fields are stored only, SVRn and IRQ_STATUS read 0. The lane stage keeps `sid` and `ss` so the
+//! filter can be added in the counting step later.
+
+use std::collections::HashMap;
+
+use pmcg_hdl::config::{PmcgConfig, CYCLE_EVENT, LANE_EVENT_BITS, MAX_LANES};
+use pmcg_hdl::regmap::{Access as FieldAccess, RegId, RegisterMap, Word};
+
+use crate::pins::{Dut, LaneIn, PinInputs, PinOutputs};
+
+/// `PPROT[1]`: 1 marks a Non-secure access (AMBA APB4; behaviour.md "Security").
+const PPROT_NONSECURE: u8 = 0b010;
+
+/// The three bitmap storages, each seen through a W1S and a W1C register (10.5.2.5-10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bitmap {
+    Cnten,
+    Inten,
+    Ovs,
+}
+
+/// Where a register's state lives in the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// EVCNTRn: `counters[n]`.
+    Counter(usize),
+    /// One of the W1S/W1C views of a bitmap storage.
+    Bitmap(Bitmap),
+    /// EVTYPERn: `vals[slot]`, and its write re-decodes counter n.
+    Evtyper(usize),
+    /// CR: `vals[slot]`, mirrored in `cr_e`.
+    Cr,
+    /// SCR: `vals[slot]`, NSRA mirrored in `nsra`.
+    Scr,
+    /// IRQ_CTRL: `vals[slot]`, IRQEN mirrored in `irqen`; its write updates IRQ_CTRLACK.
+    IrqCtrl,
+    /// Every other register: `vals[slot]` (RO constants, SMR, SVR, IRQ_CFGx, CAPR, ...).
+    Plain,
+}
+
+/// What the model precomputes about one register of the map (slot i is `map.regs[i]`).
+#[derive(Clone, Debug)]
+struct Slot {
+    kind: Kind,
+    /// Bits that read as their state (WO and RES0 bits read 0).
+    read_mask: u64,
+    /// RW, W1S and W1C bits.
+    rw: u64,
+    w1s: u64,
+    w1c: u64,
+    /// Reset value of the whole register.
+    reset: u64,
+    /// Non-secure accesses are RAZ/WI (SCR).
+    secure_only: bool,
+    /// Writes ignored while IRQ_CTRL.IRQEN or IRQ_CTRLACK.IRQEN is 1 (IRQ_CFG0/1/2).
+    guarded: bool,
+    /// A low-word read latches the high word (64-bit EVCNTRn and SVRn).
+    snapshot: bool,
+}
+
+/// Counter decode of one EVTYPERn.EVENT value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Decode {
+    /// Event 0: one per edge.
+    Cycles,
+    /// A supported lane event carried on this bit of each lane's event vector.
+    Lane(u32),
+    /// Unsupported event number: counts nothing.
+    Nothing,
+}
+
+/// The reference model of one PMCG instance.
+#[derive(Clone, Debug)]
+pub struct Model {
+    map: RegisterMap,
+    slots: Vec<Slot>,
+    /// Word address (low two bits clear) → (slot, word).
+    by_addr: HashMap<u32, (usize, Word)>,
+    by_id: HashMap<RegId, usize>,
+    /// Slot of EVTYPERn, per counter.
+    evtyper_slot: Vec<usize>,
+    /// Slot of IRQ_CTRLACK, when present.
+    ack_slot: Option<usize>,
+    /// Security rules apply (cfg.secure).
+    secure: bool,
+    lanes: usize,
+    /// Event numbers carried on the lane event vector, in bit order.
+    lane_events: Vec<u16>,
+    /// Implemented bits of a counter (EVCNTR COUNTER_VALUE field).
+    counter_mask: u64,
+    /// EVTYPERn.EVENT field: (mask, lsb).
+    event_field: (u64, u32),
+    cr_e_mask: u64,
+    scr_nsra_mask: u64,
+    irq_ctrl_irqen_mask: u64,
+    ack_irqen_mask: u64,
+
+    // ---- architectural state ----
+    /// Register values of every slot not held elsewhere (see [`Kind`]).
+    vals: Vec<u64>,
+    counters: Vec<u64>,
+    cnten: u64,
+    inten: u64,
+    ovs: u64,
+
+    // ---- derived from the architectural state (kept in step with it) ----
+    cr_e: bool,
+    nsra: bool,
+    irqen: bool,
+    ack_irqen: bool,
+    decode: Vec<Decode>,
+    /// Counters whose EVENT is 0.
+    cycle_mask: u64,
+    /// Counters whose EVENT is the lane event of bit k.
+    lane_mask: [u64; LANE_EVENT_BITS as usize],
+    /// Union of `lane_mask`.
+    lane_counters: u64,
+    /// Lane event bits some counter selects.
+    used_lane_bits: u32,
+
+    // ---- pipeline registers ----
+    /// Lane input stage: the lane inputs of the previous cycle.
+    stage: [LaneIn; MAX_LANES as usize],
+    /// APB read register (drives PRDATA).
+    prdata: u32,
+    /// 64-bit read snapshot: valid flag, register (slot) and latched high word.
+    snap_valid: bool,
+    snap_slot: usize,
+    snap_hi: u32,
+    /// Wired interrupt output register.
+    irq: bool,
+    /// Interrupt pulses raised so far (a statistic, not cleared by PRESETn).
+    irq_pulses: u64,
+}
+
+/// The byte lanes PSTRB selects, as a 32-bit mask.
+#[inline]
+fn strobe_mask(strb: u8) -> u64 {
+    (0..4).fold(0u64, |m, b| {
+        if strb & (1 << b) != 0 {
+            m | (0xFF << (8 * b))
+        } else {
+            m
+        }
+    })
+}
+
+impl Model {
+    /// Builds the model of a validated configuration, in its reset state.
+    pub fn new(cfg: &PmcgConfig) -> Model {
+        let map = RegisterMap::new(cfg);
+        let mut slots = Vec::with_capacity(map.regs.len());
+        let mut by_addr = HashMap::new();
+        let mut by_id = HashMap::new();
+        for (i, r) in map.regs.iter().enumerate() {
+            let kind = match r.id {
+                RegId::Evcntr(n) => Kind::Counter(n as usize),
+                RegId::Evtyper(n) => Kind::Evtyper(n as usize),
+                RegId::CntenSet0 | RegId::CntenClr0 => Kind::Bitmap(Bitmap::Cnten),
+                RegId::IntenSet0 | RegId::IntenClr0 => Kind::Bitmap(Bitmap::Inten),
+                RegId::OvsSet0 | RegId::OvsClr0 => Kind::Bitmap(Bitmap::Ovs),
+                RegId::Cr => Kind::Cr,
+                RegId::Scr => Kind::Scr,
+                RegId::IrqCtrl => Kind::IrqCtrl,
+                _ => Kind::Plain,
+            };
+            slots.push(Slot {
+                kind,
+                read_mask: r.read_mask(),
+                rw: r.mask_of(FieldAccess::RW),
+                w1s: r.mask_of(FieldAccess::W1S),
+                w1c: r.mask_of(FieldAccess::W1C),
+                reset: r.reset(),
+                secure_only: r.secure_only,
+                guarded: r.guarded,
+                snapshot: r.bits == 64 && matches!(r.id, RegId::Evcntr(_) | RegId::Svr(_)),
+            });
+            // 10.5: a 64-bit register is two words, low at the offset, high at +4.
+            by_addr.insert(r.addr & !3, (i, Word::Low));
+            if r.bits == 64 {
+                by_addr.insert((r.addr & !3) + 4, (i, Word::High));
+            }
+            by_id.insert(r.id, i);
+        }
+        let counters = cfg.counters as usize;
+        let evtyper_slot = (0..cfg.counters)
+            .map(|n| by_id[&RegId::Evtyper(n)])
+            .collect();
+        let event = map
+            .reg(RegId::Evtyper(0))
+            .field("EVENT")
+            .expect("EVTYPER0.EVENT");
+        let event_field = (event.mask(), event.lsb);
+        let ack_slot = by_id.get(&RegId::IrqCtrlAck).copied();
+        let mut m = Model {
+            counter_mask: map.reg(RegId::Evcntr(0)).impl_mask(),
+            event_field,
+            cr_e_mask: map.field_mask(RegId::Cr, "E"),
+            scr_nsra_mask: map.field_mask(RegId::Scr, "NSRA"),
+            irq_ctrl_irqen_mask: map.field_mask(RegId::IrqCtrl, "IRQEN"),
+            ack_irqen_mask: map.field_mask(RegId::IrqCtrlAck, "IRQEN"),
+            vals: vec![0; slots.len()],
+            slots,
+            by_addr,
+            by_id,
+            evtyper_slot,
+            ack_slot,
+            secure: cfg.secure,
+            lanes: cfg.lanes as usize,
+            lane_events: cfg.lane_event_ids(),
+            map,
+            counters: vec![0; counters],
+            cnten: 0,
+            inten: 0,
+            ovs: 0,
+            cr_e: false,
+            nsra: false,
+            irqen: false,
+            ack_irqen: false,
+            decode: vec![Decode::Nothing; counters],
+            cycle_mask: 0,
+            lane_mask: [0; LANE_EVENT_BITS as usize],
+            lane_counters: 0,
+            used_lane_bits: 0,
+            stage: [LaneIn::default(); MAX_LANES as usize],
+            prdata: 0,
+            snap_valid: false,
+            snap_slot: 0,
+            snap_hi: 0,
+            irq: false,
+            irq_pulses: 0,
+        };
+        m.reset();
+        m
+    }
+
+    /// The register map the model decodes with.
+    pub fn map(&self) -> &RegisterMap {
+        &self.map
+    }
+
+    /// Counter n's value now (0 for an unimplemented counter).
+    pub fn counter(&self, n: u32) -> u64 {
+        self.counters.get(n as usize).copied().unwrap_or(0)
+    }
+
+    /// The OVS bitmap now.
+    pub fn ovs(&self) -> u64 {
+        self.ovs
+    }
+
+    /// The architectural value of a register now (both words of a 64-bit register), with no side
+    /// effects and no security check; 0 for a register this configuration does not implement.
+    pub fn read_reg(&self, id: RegId) -> u64 {
+        self.by_id.get(&id).map_or(0, |&s| self.value(s))
+    }
+
+    /// Interrupt pulses raised so far (counted at the edge that raises `irq`; not cleared by reset).
+    pub fn irq_pulses(&self) -> u64 {
+        self.irq_pulses
+    }
+
+    /// The `irq` output register now (the value driven during the next cycle).
+    pub fn irq(&self) -> bool {
+        self.irq
+    }
+
+    /// The APB read register now (PRDATA during the next cycle).
+    pub fn prdata(&self) -> u32 {
+        self.prdata
+    }
+
+    /// Synchronous reset: every register takes its reset value from the map.
+    fn reset(&mut self) {
+        for (v, s) in self.vals.iter_mut().zip(&self.slots) {
+            *v = s.reset;
+        }
+        for (n, c) in self.counters.iter_mut().enumerate() {
+            *c = self.slots[self.by_id[&RegId::Evcntr(n as u32)]].reset;
+        }
+        self.cnten = self.slots[self.by_id[&RegId::CntenSet0]].reset;
+        self.inten = self.slots[self.by_id[&RegId::IntenSet0]].reset;
+        self.ovs = self.slots[self.by_id[&RegId::OvsSet0]].reset;
+        self.refresh_control();
+        for n in 0..self.counters.len() {
+            self.redecode(n);
+        }
+        self.stage = [LaneIn::default(); MAX_LANES as usize];
+        self.prdata = 0;
+        self.snap_valid = false;
+        self.snap_slot = 0;
+        self.snap_hi = 0;
+        self.irq = false;
+    }
+
+    /// Recomputes the mirrors of CR.E, SCR.NSRA, IRQ_CTRL.IRQEN and IRQ_CTRLACK.IRQEN.
+    fn refresh_control(&mut self) {
+        let field = |id: RegId, mask: u64, this: &Model| {
+            this.by_id
+                .get(&id)
+                .is_some_and(|&s| this.vals[s] & mask != 0)
+        };
+        self.cr_e = field(RegId::Cr, self.cr_e_mask, self);
+        self.nsra = field(RegId::Scr, self.scr_nsra_mask, self);
+        self.irqen = field(RegId::IrqCtrl, self.irq_ctrl_irqen_mask, self);
+        self.ack_irqen = field(RegId::IrqCtrlAck, self.ack_irqen_mask, self);
+    }
+
+    /// Re-decodes counter n's EVTYPERn.EVENT into the counting masks.
+    fn redecode(&mut self, n: usize) {
+        let bit = 1u64 << n;
+        let (mask, lsb) = self.event_field;
+        let event = ((self.vals[self.evtyper_slot[n]] & mask) >> lsb) as u16;
+        let d = if event == CYCLE_EVENT {
+            Decode::Cycles
+        } else if let Some(k) = self.lane_events.iter().position(|&e| e == event) {
+            Decode::Lane(k as u32)
+        } else {
+            Decode::Nothing // 10.3: an unsupported event number counts nothing
+        };
+        self.decode[n] = d;
+        self.cycle_mask &= !bit;
+        self.lane_mask.iter_mut().for_each(|m| *m &= !bit);
+        match d {
+            Decode::Cycles => self.cycle_mask |= bit,
+            Decode::Lane(k) => self.lane_mask[k as usize] |= bit,
+            Decode::Nothing => {}
+        }
+        self.lane_counters = self.lane_mask.iter().fold(0, |a, m| a | m);
+        self.used_lane_bits =
+            self.lane_mask
+                .iter()
+                .enumerate()
+                .fold(0, |a, (k, m)| if *m != 0 { a | (1 << k) } else { a });
+    }
+
+    /// Full value of a slot, masked to the bits that read (no security check).
+    #[inline]
+    fn value(&self, s: usize) -> u64 {
+        let slot = &self.slots[s];
+        let v = match slot.kind {
+            Kind::Counter(n) => self.counters[n],
+            Kind::Bitmap(Bitmap::Cnten) => self.cnten,
+            Kind::Bitmap(Bitmap::Inten) => self.inten,
+            Kind::Bitmap(Bitmap::Ovs) => self.ovs,
+            _ => self.vals[s],
+        };
+        v & slot.read_mask
+    }
+
+    /// 10.6: whether an access with this PPROT may touch this register.
+    #[inline]
+    fn permitted(&self, s: usize, pprot: u8) -> bool {
+        if !self.secure {
+            return true; // no Secure state: every access is treated alike
+        }
+        let non_secure = pprot & PPROT_NONSECURE != 0;
+        // SCR is Secure-only; NSRA = 0 makes every Non-secure access RAZ/WI.
+        !non_secure || (self.nsra && !self.slots[s].secure_only)
+    }
+
+    /// The permitted register and word an APB access selects (`None`: RAZ/WI).
+    #[inline]
+    fn target(&self, paddr: u32, pprot: u8) -> Option<(usize, Word)> {
+        self.by_addr
+            .get(&(paddr & !3))
+            .copied()
+            .filter(|&(s, _)| self.permitted(s, pprot))
+    }
+
+    /// A write of one word of a register, bytes per PSTRB, with the register's side effects.
+    fn write(&mut self, s: usize, word: Word, data: u32, strb: u8) {
+        let slot = &self.slots[s];
+        // 10.5.2.21-23: Guarded registers ignore writes while IRQEN or its ACK is 1.
+        if slot.guarded && (self.irqen || self.ack_irqen) {
+            return;
+        }
+        let shift = match word {
+            Word::Low => 0,
+            Word::High => 32,
+        };
+        let bytes = strobe_mask(strb) << shift;
+        let wdata = (data as u64) << shift;
+        // RW bits of unstrobed bytes keep their value; W1S/W1C bits of unstrobed bytes count as 0.
+        let rw = slot.rw & bytes;
+        let set = slot.w1s & bytes & wdata;
+        let clr = slot.w1c & bytes & wdata;
+        let merge = |old: u64| ((old & !rw) | (wdata & rw) | set) & !clr;
+        match slot.kind {
+            // 10.5.2.1: the written word replaces that word of the current value.
+            Kind::Counter(n) => self.counters[n] = merge(self.counters[n]) & self.counter_mask,
+            Kind::Bitmap(Bitmap::Cnten) => self.cnten = merge(self.cnten),
+            Kind::Bitmap(Bitmap::Inten) => self.inten = merge(self.inten),
+            Kind::Bitmap(Bitmap::Ovs) => self.ovs = merge(self.ovs),
+            Kind::Evtyper(n) => {
+                self.vals[s] = merge(self.vals[s]);
+                self.redecode(n);
+            }
+            Kind::Cr | Kind::Scr => {
+                self.vals[s] = merge(self.vals[s]);
+                self.refresh_control();
+            }
+            Kind::Plain => self.vals[s] = merge(self.vals[s]),
+            Kind::IrqCtrl => {
+                self.vals[s] = merge(self.vals[s]);
+                // IRQ_CTRLACK.IRQEN follows IRQ_CTRL.IRQEN at the write edge (behaviour.md).
+                if let Some(a) = self.ack_slot {
+                    let on = self.vals[s] & self.irq_ctrl_irqen_mask != 0;
+                    let m = self.ack_irqen_mask;
+                    self.vals[a] = (self.vals[a] & !m) | if on { m } else { 0 };
+                }
+                self.refresh_control();
+            }
+        }
+    }
+
+    /// Adds `inc` to every counter of `set`; returns the counters that carried out.
+    #[inline]
+    fn add(&mut self, mut set: u64, inc: u64) -> u64 {
+        let mask = self.counter_mask;
+        let mut ovf = 0;
+        while set != 0 {
+            let n = set.trailing_zeros();
+            set &= set - 1;
+            let c = &mut self.counters[n as usize];
+            let (sum, carry) = c.overflowing_add(inc);
+            // 10.2.1: a carry out of counter_bits is an overflow; the counter wraps.
+            if carry || sum > mask {
+                ovf |= 1 << n;
+            }
+            *c = sum & mask;
+        }
+        ovf
+    }
+
+    /// Counting at one edge with the configuration of the cycle; `skip` are counters written at
+    /// this edge (they do not count). Returns the counters that overflowed.
+    #[inline]
+    fn count(&mut self, skip: u64) -> u64 {
+        // 10.5.2.14: CR.E = 0 stops every counter; 10.5.2.5: CNTEN[n] enables counter n.
+        if !self.cr_e {
+            return 0;
+        }
+        let en = self.cnten & !skip;
+        if en == 0 {
+            return 0;
+        }
+        let mut ovf = 0;
+        let cycles = en & self.cycle_mask;
+        if cycles != 0 {
+            ovf |= self.add(cycles, 1); // event 0: one per edge
+        }
+        if en & self.lane_counters != 0 {
+            // Number of lanes of the registered stage carrying each selected event bit.
+            let mut per_bit = [0u8; LANE_EVENT_BITS as usize];
+            let mut present = 0u32;
+            for l in &self.stage[..self.lanes] {
+                if l.valid {
+                    let mut e = l.events & self.used_lane_bits;
+                    present |= e;
+                    while e != 0 {
+                        per_bit[e.trailing_zeros() as usize] += 1;
+                        e &= e - 1;
+                    }
+                }
+            }
+            while present != 0 {
+                let k = present.trailing_zeros() as usize;
+                present &= present - 1;
+                let set = en & self.lane_mask[k];
+                if set != 0 {
+                    ovf |= self.add(set, per_bit[k] as u64);
+                }
+            }
+        }
+        ovf
+    }
+
+    /// The rising edge that ends a cycle with inputs `inp` (PRESETn high).
+    fn edge(&mut self, inp: &PinInputs) {
+        let setup_read = inp.psel && !inp.penable && !inp.pwrite;
+        let access_write = inp.psel && inp.penable && inp.pwrite;
+        let target = if setup_read || access_write {
+            self.target(inp.paddr, inp.pprot)
+        } else {
+            None
+        };
+
+        // APB read in its setup cycle: the register state of this cycle into the read register.
+        if setup_read {
+            let (data, snap) = match target {
+                Some((s, Word::Low)) => {
+                    let v = self.value(s);
+                    let snap = self.slots[s].snapshot.then_some((s, (v >> 32) as u32));
+                    (v as u32, snap)
+                }
+                Some((s, Word::High)) => {
+                    // The snapshot answers only right after a low-word read of the same register.
+                    if self.snap_valid && self.snap_slot == s {
+                        (self.snap_hi, None)
+                    } else {
+                        ((self.value(s) >> 32) as u32, None)
+                    }
+                }
+                None => (0, None), // RAZ: unmapped, absent or refused by the security rules
+            };
+            self.prdata = data;
+            // Any transfer other than a permitted low-word read ends the snapshot.
+            match snap {
+                Some((s, hi)) => {
+                    self.snap_valid = true;
+                    self.snap_slot = s;
+                    self.snap_hi = hi;
+                }
+                None => self.snap_valid = false,
+            }
+        }
+
+        let write = if access_write { target } else { None };
+        if access_write {
+            self.snap_valid = false;
+        }
+        // 10.5.2.1 / behaviour.md: a counter written at this edge does not count at it.
+        let skip = match write {
+            Some((s, _)) => match self.slots[s].kind {
+                Kind::Counter(n) => 1u64 << n,
+                _ => 0,
+            },
+            None => 0,
+        };
+
+        // Counting uses the configuration of this cycle (writes at this edge act from the next).
+        let ovf = self.count(skip);
+        // 10.5.2.7 / 10.5.2.19: overflow of a counter with INTEN = 1 while IRQEN = 1 interrupts.
+        let irq = ovf & self.inten != 0 && self.irqen;
+
+        if let Some((s, w)) = write {
+            self.write(s, w, inp.pwdata, inp.pstrb);
+        }
+        // 10.2.1: overflow sets OVS (after the write: it beats a same-edge OVSCLR0).
+        self.ovs |= ovf;
+        self.irq = irq;
+        if irq {
+            self.irq_pulses += 1;
+        }
+
+        // Lane input stage: this cycle's lane inputs count at the next edge.
+        for (i, st) in self.stage[..self.lanes].iter_mut().enumerate() {
+            *st = inp.lanes.get(i).copied().unwrap_or_default();
+        }
+    }
+}
+
+impl Dut for Model {
+    fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+        // Every output is a register (or a constant): PREADY = 1, PSLVERR = 0.
+        let out = PinOutputs {
+            prdata: self.prdata,
+            pready: true,
+            pslverr: false,
+            irq: self.irq,
+        };
+        if inp.presetn {
+            self.edge(inp);
+        } else {
+            self.reset(); // synchronous, active low: nothing else happens at this edge
+        }
+        out
+    }
+
+    fn name(&self) -> &'static str {
+        "model"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pins::{Access, Driver};
+
+    const S: Access = Access::Secure;
+    const NS: Access = Access::NonSecure;
+
+    fn cfg(items: &[&str]) -> PmcgConfig {
+        PmcgConfig::parse_kv(items.iter().copied()).unwrap()
+    }
+
+    fn drv(cfg: &PmcgConfig) -> Driver<Model> {
+        Driver::new(Model::new(cfg), cfg.lanes as usize)
+    }
+
+    fn addr(d: &Driver<Model>, id: RegId) -> u32 {
+        d.dut.map().reg(id).addr
+    }
+
+    fn wr(d: &mut Driver<Model>, id: RegId, v: u32) {
+        let a = addr(d, id);
+        d.apb_write(a, v, S);
+    }
+
+    fn wr64(d: &mut Driver<Model>, id: RegId, v: u64) {
+        let a = addr(d, id);
+        d.apb_write64(a, v, S);
+    }
+
+    fn rd(d: &mut Driver<Model>, id: RegId) -> u32 {
+        let a = addr(d, id);
+        d.apb_read(a, S)
+    }
+
+    fn rd64(d: &mut Driver<Model>, id: RegId) -> u64 {
+        let a = addr(d, id);
+        d.apb_read64(a, S)
+    }
+
+    fn lane(valid: bool, events: u32) -> LaneIn {
+        LaneIn {
+            valid,
+            events,
+            ..LaneIn::default()
+        }
+    }
+
+    /// One idle cycle; returns its outputs.
+    fn tick(d: &mut Driver<Model>) -> PinOutputs {
+        let n = d.dut.lanes;
+        d.step_with(PinInputs::idle(n))
+    }
+
+    #[test]
+    fn name_and_address_decode_agree_with_the_map() {
+        for c in [
+            PmcgConfig::default(),
+            cfg(&[
+                "counters=5",
+                "counter_bits=32",
+                "reloc_ctrs=off",
+                "msi=off",
+                "secure=off",
+            ]),
+            cfg(&[
+                "counters=3",
+                "counter_bits=36",
+                "page1_offset=0x2000",
+                "sid_filter=global",
+            ]),
+        ] {
+            let m = Model::new(&c);
+            assert_eq!(m.name(), "model");
+            for a in (0..0x2_1000u32).step_by(4) {
+                let ours = m.by_addr.get(&a).map(|&(s, w)| (m.map().regs[s].id, w));
+                let map = m.map().lookup(a).map(|(r, w)| (r.id, w));
+                assert_eq!(ours, map, "address {a:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn reset_values_from_the_spec() {
+        // Default: 64 counters x 64 bits, RELOC_CTRS, MSI, CAPTURE, per-counter filter.
+        let mut d = drv(&PmcgConfig::default());
+        // 10.5.2.13 CFGR: NCTR = 63, SIZE = 63 << 8, RELOC_CTRS bit 20, MSI bit 21, CAPTURE bit 22.
+        assert_eq!(
+            d.apb_read(0xE00, S),
+            0x0070_3F3F,
+            "CFGR at spec offset 0xE00"
+        );
+        // 10.5.2.12 SCR: READS_AS_ONE (31) = 1, NSMSI (2) = 1, NSRA (1) = 1, SO = 0.
+        assert_eq!(d.apb_read(0xDF8, S), 0x8000_0006);
+        assert_eq!(rd(&mut d, RegId::Cr), 0);
+        assert_eq!(rd(&mut d, RegId::IrqCtrl), 0);
+        assert_eq!(rd(&mut d, RegId::IrqCtrlAck), 0);
+        // 10.5.2.26 AIDR: SMMUv3.3 PMCG = 0x03.
+        assert_eq!(rd(&mut d, RegId::Aidr), 0x03);
+        // 10.5.2.29: PMDEVARCH = 0x23B << 21 | PRESENT << 20 | 0x2A56, PMDEVTYPE = 5 << 4 | 6.
+        assert_eq!(d.apb_read(0xFBC, S), 0x4770_2A56);
+        assert_eq!(d.apb_read(0xFCC, S), 0x56);
+        assert_eq!(d.apb_read(0xFF4, S), 0x90, "CIDR1");
+        // 10.5.2.16 CEID0: events 0 (cycles) and 1-5 (mandatory) → bits 0-5.
+        assert_eq!(rd64(&mut d, RegId::Ceid0), 0x3F);
+        assert_eq!(rd64(&mut d, RegId::Ceid1), 0);
+        assert_eq!(d.dut.read_reg(RegId::Cfgr), 0x0070_3F3F);
+        assert_eq!(d.dut.read_reg(RegId::CntenSet0), 0);
+
+        // 8 counters x 32 bits, no page 1, global filter: NCTR 7, SIZE 31, SID_FILTER_TYPE bit 23.
+        let c = cfg(&[
+            "counters=8",
+            "counter_bits=32",
+            "reloc_ctrs=off",
+            "msi=off",
+            "capture=off",
+            "secure=off",
+            "sid_filter=global",
+        ]);
+        let mut d = drv(&c);
+        assert_eq!(d.apb_read(0xE00, S), 0x0080_1F07);
+        // With ATS: CEID0 bits 0-7. CEID1 covers events 64-127 (10.5.2.17), so the
+        // IMPLEMENTATION DEFINED events 0x80 and 0x91 appear in neither.
+        let mut d = drv(&cfg(&["ats=on", "impdef=0x80,0x91"]));
+        assert_eq!(rd64(&mut d, RegId::Ceid0), 0xFF);
+        assert_eq!(rd64(&mut d, RegId::Ceid1), 0);
+        // Absent registers read 0 through the direct API too.
+        assert_eq!(Model::new(&c).read_reg(RegId::Scr), 0);
+    }
+
+    #[test]
+    fn bitmap_set_and_clear_views_share_one_storage() {
+        let mut d = drv(&cfg(&["counters=40"]));
+        let (set, clr) = (addr(&d, RegId::CntenSet0), addr(&d, RegId::CntenClr0));
+        d.apb_write(set, 0x0000_000B, S);
+        assert_eq!(d.apb_read(clr, S), 0xB);
+        // High word: only counters 32-39 exist, bits above NCTR are RES0.
+        d.apb_write(set + 4, 0xFFFF_FFFF, S);
+        assert_eq!(d.apb_read(clr + 4, S), 0xFF);
+        d.apb_write(clr, 0x2, S); // W1C
+        assert_eq!(d.apb_read(set, S), 0x9);
+        assert_eq!(d.dut.read_reg(RegId::CntenSet0), 0xFF_0000_0009);
+        assert_eq!(d.dut.read_reg(RegId::CntenClr0), 0xFF_0000_0009);
+        // Writing 0 bits through either view changes nothing.
+        d.apb_write(set, 0, S);
+        d.apb_write(clr, 0, S);
+        assert_eq!(d.dut.read_reg(RegId::CntenSet0), 0xFF_0000_0009);
+
+        wr(&mut d, RegId::IntenSet0, 0x30);
+        assert_eq!(rd(&mut d, RegId::IntenClr0), 0x30);
+        wr(&mut d, RegId::IntenClr0, 0x10);
+        assert_eq!(rd(&mut d, RegId::IntenSet0), 0x20);
+
+        wr(&mut d, RegId::OvsSet0, 0x5);
+        assert_eq!(rd(&mut d, RegId::OvsClr0), 0x5);
+        assert_eq!(d.dut.ovs(), 0x5);
+        wr(&mut d, RegId::OvsClr0, 0x1);
+        assert_eq!(d.dut.ovs(), 0x4);
+        assert_eq!(
+            d.dut.read_reg(RegId::CntenSet0),
+            0xFF_0000_0009,
+            "storages are separate"
+        );
+    }
+
+    #[test]
+    fn cycle_event_and_lane_events_with_several_lanes() {
+        let c = cfg(&["counters=5", "counter_bits=32", "lanes=3"]);
+        let mut d = drv(&c);
+        // Lane bits: 0 = event 1, 1 = event 2, 2 = event 3 (10.3 mandatory events in order).
+        for (n, ev) in [(0, 0), (1, 1), (2, 3), (3, 2), (4, 0x80)] {
+            wr(&mut d, RegId::Evtyper(n), ev); // 0x80 is unsupported here: counts nothing
+        }
+        wr(&mut d, RegId::CntenSet0, 0x1F);
+        wr(&mut d, RegId::Cr, 1);
+        let base: Vec<u64> = (0..5).map(|n| d.dut.counter(n)).collect();
+        assert_eq!(base[1..], [0, 0, 0, 0], "no lane events yet");
+        d.set_lanes(&[lane(true, 0b101), lane(true, 0b011), lane(false, 0b111)]);
+        d.idle(10); // presented in 10 cycles: 9 counted so far, the 10th at the next edge
+        d.clear_lanes();
+        d.idle(10);
+        // Per edge: event 1 on lanes 0 and 1 (2), event 3 on lane 0 (1), event 2 on lane 1 (1);
+        // lane 2 is not valid and contributes nothing.
+        assert_eq!(d.dut.counter(1), 20);
+        assert_eq!(d.dut.counter(2), 10);
+        assert_eq!(d.dut.counter(3), 10);
+        assert_eq!(d.dut.counter(4), 0);
+        assert_eq!(
+            d.dut.counter(0) - base[0],
+            20,
+            "event 0: one per edge, whatever the lanes"
+        );
+    }
+
+    #[test]
+    fn ats_and_impdef_lane_bits() {
+        let mut d = drv(&cfg(&[
+            "counters=3",
+            "counter_bits=32",
+            "ats=on",
+            "impdef=0x80,0x91",
+        ]));
+        // Lane bits: 0-4 events 1-5, 5-6 events 6-7, 7 = 0x80, 8 = 0x91.
+        wr(&mut d, RegId::Evtyper(0), 0x91);
+        wr(&mut d, RegId::Evtyper(1), 6);
+        wr(&mut d, RegId::Evtyper(2), 0x80);
+        wr(&mut d, RegId::CntenSet0, 0x7);
+        wr(&mut d, RegId::Cr, 1);
+        d.set_lanes(&[lane(true, 1 << 8 | 1 << 5)]);
+        d.idle(4);
+        d.clear_lanes();
+        d.idle(2);
+        assert_eq!(
+            (d.dut.counter(0), d.dut.counter(1), d.dut.counter(2)),
+            (4, 4, 0)
+        );
+
+        // Without ATS, event 6 is unsupported: nothing counts even with lane bit 5 set.
+        let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
+        wr(&mut d, RegId::Evtyper(0), 6);
+        wr(&mut d, RegId::CntenSet0, 1);
+        wr(&mut d, RegId::Cr, 1);
+        d.set_lanes(&[lane(true, u32::MAX)]);
+        d.idle(5);
+        assert_eq!(d.dut.counter(0), 0);
+    }
+
+    #[test]
+    fn lane_event_to_count_latency_is_two_cycles() {
+        let setup = || {
+            let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
+            wr(&mut d, RegId::Evtyper(0), 1);
+            wr(&mut d, RegId::CntenSet0, 1);
+            wr(&mut d, RegId::Cr, 1);
+            d
+        };
+        let mut d = setup();
+        d.set_lanes(&[lane(true, 1)]);
+        d.idle(1); // cycle e: registered at edge e
+        d.clear_lanes();
+        assert_eq!(d.dut.counter(0), 0);
+        d.idle(1); // edge e+1 counts it
+        assert_eq!(d.dut.counter(0), 1);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 1);
+
+        // A read whose setup cycle is e+1 does not see it; one at e+3 does.
+        let mut d = setup();
+        let a = addr(&d, RegId::Evcntr(0));
+        d.set_lanes(&[lane(true, 1)]);
+        d.idle(1);
+        d.clear_lanes();
+        assert_eq!(d.apb_read(a, S), 0);
+        assert_eq!(d.apb_read(a, S), 1);
+        // Setup cycle e+2 sees it.
+        let mut d = setup();
+        d.set_lanes(&[lane(true, 1)]);
+        d.idle(1);
+        d.clear_lanes();
+        d.idle(1);
+        assert_eq!(d.apb_read(a, S), 1);
+    }
+
+    #[test]
+    fn cr_e_and_cnten_gate_with_the_documented_edge_timing() {
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
+        // EVTYPER resets to 0: both counters count cycles when enabled; only counter 0 is.
+        wr(&mut d, RegId::CntenSet0, 1);
+        assert_eq!(d.dut.counter(0), 0, "CR.E = 0: nothing counts");
+        wr(&mut d, RegId::Cr, 1); // written at its access edge, used from the next edge
+        assert_eq!(d.dut.counter(0), 0);
+        d.idle(1);
+        assert_eq!(d.dut.counter(0), 1);
+        d.idle(4);
+        assert_eq!(d.dut.counter(0), 5);
+        wr(&mut d, RegId::Cr, 0); // setup edge and access edge still count (E = 1 in both cycles)
+        assert_eq!(d.dut.counter(0), 7);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 7);
+        wr(&mut d, RegId::Cr, 1);
+        d.idle(2);
+        assert_eq!(d.dut.counter(0), 9);
+        wr(&mut d, RegId::CntenClr0, 1);
+        assert_eq!(d.dut.counter(0), 11);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 11);
+        wr(&mut d, RegId::CntenSet0, 1); // CNTEN = 0 in the access cycle: that edge does not count
+        assert_eq!(d.dut.counter(0), 11);
+        d.idle(1);
+        assert_eq!(d.dut.counter(0), 12);
+        assert_eq!(d.dut.counter(1), 0, "CNTEN[1] = 0");
+    }
+
+    #[test]
+    fn evtyper_change_takes_effect_from_the_next_edge() {
+        let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
+        wr(&mut d, RegId::CntenSet0, 1);
+        wr(&mut d, RegId::Cr, 1);
+        wr(&mut d, RegId::Evtyper(0), 0x80); // unsupported: stops counting after this edge
+        assert_eq!(d.dut.counter(0), 2);
+        d.idle(5);
+        assert_eq!(d.dut.counter(0), 2);
+    }
+
+    #[test]
+    fn overflow_at_32_bits_wraps_and_sets_ovs() {
+        let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
+        wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE);
+        wr(&mut d, RegId::CntenSet0, 1);
+        wr(&mut d, RegId::Cr, 1);
+        assert_eq!((d.dut.counter(0), d.dut.ovs()), (0xFFFF_FFFE, 0));
+        d.idle(1);
+        assert_eq!((d.dut.counter(0), d.dut.ovs()), (0xFFFF_FFFF, 0));
+        d.idle(1);
+        assert_eq!(
+            (d.dut.counter(0), d.dut.ovs()),
+            (0, 1),
+            "10.2.1: wraps, OVS set"
+        );
+        d.idle(1);
+        assert_eq!(
+            (d.dut.counter(0), d.dut.ovs()),
+            (1, 1),
+            "counting continues"
+        );
+        assert_eq!(rd(&mut d, RegId::OvsClr0), 1);
+    }
+
+    #[test]
+    fn overflow_at_36_and_64_bits() {
+        let mut d = drv(&cfg(&["counters=1", "counter_bits=36", "lanes=2"]));
+        let a = addr(&d, RegId::Evcntr(0));
+        d.apb_write(a + 4, 0xFFFF_FFFF, S);
+        assert_eq!(d.apb_read(a + 4, S), 0xF, "bits [63:36] are RES0");
+        wr64(&mut d, RegId::Evcntr(0), 0xF_FFFF_FFFD);
+        assert_eq!(rd64(&mut d, RegId::Evcntr(0)), 0xF_FFFF_FFFD);
+        wr(&mut d, RegId::Evtyper(0), 1);
+        d.set_lanes(&[lane(true, 1), lane(true, 1)]);
+        wr(&mut d, RegId::CntenSet0, 1);
+        wr(&mut d, RegId::Cr, 1);
+        assert_eq!(d.dut.counter(0), 0xF_FFFF_FFFD);
+        d.idle(1); // +2 per edge
+        assert_eq!((d.dut.counter(0), d.dut.ovs()), (0xF_FFFF_FFFF, 0));
+        d.idle(1); // 0xF_FFFF_FFFF + 2 = 2^36 + 1 → wraps to 1
+        assert_eq!((d.dut.counter(0), d.dut.ovs()), (1, 1));
+        d.idle(1);
+        assert_eq!(d.dut.counter(0), 3);
+
+        let mut d = drv(&cfg(&["counters=1"]));
+        wr64(&mut d, RegId::Evcntr(0), u64::MAX);
+        wr(&mut d, RegId::CntenSet0, 1);
+        wr(&mut d, RegId::Cr, 1);
+        d.idle(1);
+        assert_eq!((d.dut.counter(0), d.dut.ovs()), (0, 1));
+    }
+
+    #[test]
+    fn counter_write_while_counting() {
+        let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
+        wr(&mut d, RegId::CntenSet0, 1);
+        wr(&mut d, RegId::Cr, 1);
+        d.idle(7);
+        wr(&mut d, RegId::Evcntr(0), 100); // replaces the value; that edge's count is dropped
+        assert_eq!(d.dut.counter(0), 100);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 103);
+        // The write's access edge would have overflowed 0xFFFF_FFFF; the write wins, no OVS.
+        wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE); // cycle a+1 value: 0xFFFF_FFFF
+        wr(&mut d, RegId::Evcntr(0), 5);
+        assert_eq!((d.dut.counter(0), d.dut.ovs()), (5, 0));
+        // A written value at the top is not an overflow; counting past it is.
+        wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFF);
+        assert_eq!(d.dut.ovs(), 0);
+        d.idle(1);
+        assert_eq!((d.dut.counter(0), d.dut.ovs()), (0, 1));
+    }
+
+    #[test]
+    fn counter_write_per_pstrb_on_a_64_bit_counter() {
+        let mut d = drv(&cfg(&["counters=1"]));
+        let a = addr(&d, RegId::Evcntr(0));
+        wr64(&mut d, RegId::Evcntr(0), 0x1234_5678_9ABC_DEF0);
+        d.apb_write_strb(a, 0x0000_AB00, 0b0010, S);
+        assert_eq!(d.dut.counter(0), 0x1234_5678_9ABC_ABF0);
+        d.apb_write_strb(a + 4, 0xCD00_0000, 0b1000, S);
+        assert_eq!(d.dut.counter(0), 0xCD34_5678_9ABC_ABF0);
+        d.apb_write_strb(a + 4, 0xFFFF_FFFF, 0, S);
+        assert_eq!(d.dut.counter(0), 0xCD34_5678_9ABC_ABF0);
+    }
+
+    #[test]
+    fn split_64_bit_read_uses_the_snapshot_only_right_after_the_low_word() {
+        let mut d = drv(&cfg(&["counters=2"]));
+        let a = addr(&d, RegId::Evcntr(0));
+        let start = || 0x0000_0000_FFFF_FFFFu64;
+        wr64(&mut d, RegId::Evcntr(0), start());
+        wr64(&mut d, RegId::Evcntr(1), 0x7_0000_0000);
+        wr(&mut d, RegId::CntenSet0, 1);
+        wr(&mut d, RegId::Cr, 1);
+        // Low read samples 0xFFFF_FFFF; the counter carries into the high word at the next edge.
+        assert_eq!(
+            d.apb_read64(a, S),
+            0x0000_0000_FFFF_FFFF,
+            "a value the counter had"
+        );
+        assert_eq!(d.dut.counter(0), 0x1_0000_0003);
+        assert_eq!(d.apb_read(a + 4, S), 1, "high word alone: live");
+
+        // Another transfer between the low and the high reads ends the snapshot.
+        let restart = |d: &mut Driver<Model>| {
+            wr(d, RegId::Cr, 0);
+            wr64(d, RegId::Evcntr(0), start());
+            wr(d, RegId::Cr, 1);
+        };
+        restart(&mut d);
+        assert_eq!(d.apb_read(a, S), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Cr), 1);
+        assert_eq!(d.apb_read(a + 4, S), 1);
+        restart(&mut d);
+        assert_eq!(d.apb_read(a, S), 0xFFFF_FFFF);
+        wr(&mut d, RegId::IntenSet0, 0);
+        assert_eq!(d.apb_read(a + 4, S), 1);
+        // The snapshot belongs to one register.
+        restart(&mut d);
+        assert_eq!(d.apb_read(a, S), 0xFFFF_FFFF);
+        let a1 = addr(&d, RegId::Evcntr(1));
+        assert_eq!(d.apb_read(a1 + 4, S), 7);
+        // A refused (Non-secure, NSRA = 0) low read takes no snapshot and ends the current one.
+        wr(&mut d, RegId::Scr, 0);
+        restart(&mut d);
+        assert_eq!(d.apb_read(a, S), 0xFFFF_FFFF);
+        assert_eq!(d.apb_read(a, NS), 0);
+        assert_eq!(d.apb_read(a + 4, S), 1);
+        assert_eq!(d.apb_read64(a, NS), 0);
+    }
+
+    #[test]
+    fn nsra_zero_makes_non_secure_accesses_raz_wi() {
+        let mut d = drv(&PmcgConfig::default());
+        let (cfgr, cr, scr) = (
+            addr(&d, RegId::Cfgr),
+            addr(&d, RegId::Cr),
+            addr(&d, RegId::Scr),
+        );
+        assert_eq!(d.apb_read(cfgr, NS), 0x0070_3F3F, "NSRA resets to 1");
+        assert_eq!(d.apb_read(scr, NS), 0, "SCR is Secure-only");
+        d.apb_write(scr, 0, NS);
+        assert_eq!(
+            d.apb_read(scr, S),
+            0x8000_0006,
+            "Non-secure SCR write ignored"
+        );
+        d.apb_write(scr, 0, S); // NSRA = 0 (READS_AS_ONE is RO)
+        assert_eq!(d.apb_read(scr, S), 0x8000_0000);
+        assert_eq!(d.apb_read(cfgr, NS), 0);
+        let (rdata, err) = d.apb_read_full(cfgr, NS);
+        assert_eq!((rdata, err), (0, false), "PSLVERR policy: never an error");
+        d.apb_write(cr, 1, NS);
+        assert_eq!(d.apb_read(cr, S), 0);
+        let cnten = addr(&d, RegId::CntenSet0);
+        d.apb_write(cnten, 0xF, NS);
+        assert_eq!(d.dut.read_reg(RegId::CntenSet0), 0);
+        d.apb_write(cr, 1, S);
+        assert_eq!(d.apb_read(cr, S), 1, "Secure accesses always work");
+        d.apb_write(scr, 0x2, S); // NSRA = 1
+        assert_eq!(d.apb_read(cr, NS), 1);
+        d.apb_write(cr, 0, NS);
+        assert_eq!(d.apb_read(cr, S), 0);
+
+        // Without Secure state: no security rule, SCR absent.
+        let mut d = drv(&cfg(&["secure=off"]));
+        assert_eq!(d.apb_read(scr, S), 0);
+        assert_eq!(d.apb_read(scr, NS), 0);
+        d.apb_write(cr, 1, NS);
+        assert_eq!(d.apb_read(cr, S), 1);
+        // 10.5.2.2: FILTER_SEC_SID is RES0 without Secure state; SID_SPAN 29, OVFCAP 31 remain.
+        wr(&mut d, RegId::Evtyper(0), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Evtyper(0)), 0xA000_FFFF);
+    }
+
+    #[test]
+    fn pstrb_partial_writes() {
+        let mut d = drv(&PmcgConfig::default());
+        let cfg1 = addr(&d, RegId::IrqCfg1);
+        d.apb_write(cfg1, 0x1122_3344, S);
+        d.apb_write_strb(cfg1, 0xAABB_CCDD, 0b0101, S);
+        assert_eq!(
+            d.apb_read(cfg1, S),
+            0x11BB_33DD,
+            "RW: unstrobed bytes keep their value"
+        );
+        let (set, clr) = (addr(&d, RegId::CntenSet0), addr(&d, RegId::CntenClr0));
+        d.apb_write_strb(set, 0xFFFF_FFFF, 0b0010, S);
+        assert_eq!(
+            d.apb_read(set, S),
+            0x0000_FF00,
+            "W1S: unstrobed bytes count as 0"
+        );
+        d.apb_write(set, 0xFFFF_FFFF, S);
+        d.apb_write_strb(clr, 0xFFFF_FFFF, 0b0001, S);
+        assert_eq!(
+            d.apb_read(set, S),
+            0xFFFF_FF00,
+            "W1C: unstrobed bytes count as 0"
+        );
+        let cr = addr(&d, RegId::Cr);
+        d.apb_write_strb(cr, 1, 0b1110, S);
+        assert_eq!(d.apb_read(cr, S), 0);
+        d.apb_write_strb(cr, 1, 0b0001, S);
+        assert_eq!(d.apb_read(cr, S), 1);
+    }
+
+    #[test]
+    fn unmapped_and_relocated_addresses() {
+        let mut d = drv(&PmcgConfig::default());
+        // Page 0 counter locations are RES0 with RELOC_CTRS (10.5.1); EVCNTR0 is in page 1.
+        d.apb_write(0x0000, 0x1234, S);
+        assert_eq!(d.dut.counter(0), 0);
+        assert_eq!(d.apb_read(0x0008, S), 0);
+        d.apb_write(0x1_0000, 0x1234, S);
+        assert_eq!(d.dut.counter(0), 0x1234);
+        assert_eq!(d.apb_read(0x1_0000, S), 0x1234);
+        assert_eq!(
+            d.apb_read(0x1_0008, S),
+            0,
+            "EVCNTR1 at page 1 + 8 (8-byte stride)"
+        );
+        assert_eq!(d.apb_read(0xE80, S), 0, "IMPLEMENTATION DEFINED space: RAZ");
+        assert_eq!(d.apb_read(0x1_0E00, S), 0, "CFGR is not relocated");
+        assert_eq!(d.apb_read(0x2_0000, S), 0);
+        assert_eq!(d.apb_read_full(0x3_0000, S), (0, false));
+        assert_eq!(d.apb_read(0xE03, S), 0x0070_3F3F, "PADDR[1:0] ignored");
+        d.apb_write(0xE80, 0xFFFF_FFFF, S);
+        assert_eq!(d.apb_read(0xE80, S), 0);
+
+        let mut d = drv(&cfg(&["reloc_ctrs=off"]));
+        d.apb_write(0x0008, 0x55, S);
+        assert_eq!(d.dut.counter(1), 0x55);
+        assert_eq!(d.apb_read(0x1_0008, S), 0);
+
+        let mut d = drv(&cfg(&["page1_offset=0x2000"]));
+        d.apb_write(0x2008, 0x66, S);
+        assert_eq!(d.dut.counter(1), 0x66);
+        d.apb_write(0x2CC0, 0x3, S); // OVSSET0 in page 1
+        assert_eq!(d.dut.ovs(), 0x3);
+    }
+
+    #[test]
+    fn a_32_bit_counter_register_is_one_word() {
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
+        let a = addr(&d, RegId::Evcntr(0));
+        assert_eq!(d.dut.map().reg(RegId::Evcntr(0)).bits, 32);
+        d.apb_write(a + 4, 7, S); // 4-byte stride: this is EVCNTR1
+        assert_eq!((d.dut.counter(0), d.dut.counter(1)), (0, 7));
+        d.apb_write(a, 0xFFFF_FFFF, S);
+        assert_eq!(d.apb_read(a, S), 0xFFFF_FFFF);
+    }
+
+    #[test]
+    fn overflow_beats_a_same_edge_ovsclr0_write() {
+        let run = |start: u32| {
+            let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
+            wr(&mut d, RegId::Evcntr(0), start);
+            wr(&mut d, RegId::CntenSet0, 1);
+            wr(&mut d, RegId::OvsSet0, 1);
+            wr(&mut d, RegId::Cr, 1); // access edge w: counter = start
+            wr(&mut d, RegId::OvsClr0, 1); // setup edge w+1: +1; access edge w+2: +1
+            (d.dut.counter(0), d.dut.ovs())
+        };
+        assert_eq!(
+            run(0xFFFF_FFFE),
+            (0, 1),
+            "overflow at the OVSCLR0 edge keeps OVS set"
+        );
+        assert_eq!(
+            run(0xFFFF_FFF0),
+            (0xFFFF_FFF2, 0),
+            "no overflow: OVSCLR0 clears"
+        );
+    }
+
+    #[test]
+    fn irq_pulse_needs_inten_and_irqen() {
+        for (inten, irqen) in [(false, false), (false, true), (true, false), (true, true)] {
+            let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
+            wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE);
+            wr(&mut d, RegId::CntenSet0, 1);
+            if inten {
+                wr(&mut d, RegId::IntenSet0, 1);
+            }
+            if irqen {
+                wr(&mut d, RegId::IrqCtrl, 1);
+            }
+            wr(&mut d, RegId::Cr, 1); // access edge w
+            let expect = inten && irqen;
+            assert!(!tick(&mut d).irq); // cycle w+1, edge w+1: 0xFFFF_FFFF
+            assert!(!tick(&mut d).irq); // cycle w+2, edge w+2: overflow
+            assert_eq!(
+                tick(&mut d).irq,
+                expect,
+                "pulse in cycle w+3 ({inten}, {irqen})"
+            );
+            assert!(!tick(&mut d).irq, "exactly one cycle");
+            assert_eq!(d.dut.ovs(), 1, "OVS is set whatever the enables");
+            assert_eq!(d.irq_pulses, expect as u64);
+            assert_eq!(d.dut.irq_pulses(), expect as u64);
+        }
+    }
+
+    #[test]
+    fn irq_pulse_per_overflow_edge_whatever_ovs_holds() {
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
+        wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE);
+        wr(&mut d, RegId::Evcntr(1), 0xFFFF_FFFE);
+        wr(&mut d, RegId::CntenSet0, 0x3);
+        wr(&mut d, RegId::IntenSet0, 0x3);
+        wr(&mut d, RegId::IrqCtrl, 1);
+        wr(&mut d, RegId::Cr, 1);
+        d.idle(5);
+        assert_eq!(
+            (d.irq_pulses, d.dut.ovs()),
+            (1, 0x3),
+            "two overflows, one edge, one pulse"
+        );
+        wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE); // OVS[0] still 1
+        d.idle(5);
+        assert_eq!(d.irq_pulses, 2);
+        // A software OVSSET0 write raises no interrupt.
+        wr(&mut d, RegId::OvsClr0, 0x3);
+        wr(&mut d, RegId::OvsSet0, 0x3);
+        d.idle(3);
+        assert_eq!((d.irq_pulses, d.dut.ovs()), (2, 0x3));
+        // IRQEN cleared: overflow sets OVS but no pulse.
+        wr(&mut d, RegId::IrqCtrl, 0);
+        wr(&mut d, RegId::OvsClr0, 0x3);
+        wr(&mut d, RegId::Evcntr(1), 0xFFFF_FFFE);
+        d.idle(5);
+        assert_eq!((d.irq_pulses, d.dut.ovs()), (2, 0x2));
+        assert_eq!(d.dut.irq_pulses(), 2);
+    }
+
+    #[test]
+    fn irq_ctrlack_follows_and_guards_irq_cfg() {
+        let mut d = drv(&PmcgConfig::default());
+        wr(&mut d, RegId::IrqCfg1, 0xDEAD_BEEF);
+        assert_eq!(rd(&mut d, RegId::IrqCfg1), 0xDEAD_BEEF);
+        // 10.5.2.21 ADDR[55:2], stored up to pa_bits = 48: bits [47:2].
+        wr64(&mut d, RegId::IrqCfg0, u64::MAX);
+        assert_eq!(rd64(&mut d, RegId::IrqCfg0), 0x0000_FFFF_FFFF_FFFC);
+        // 10.5.2.23: SH [5:4], MEMATTR [3:0].
+        wr(&mut d, RegId::IrqCfg2, 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::IrqCfg2), 0x3F);
+        wr(&mut d, RegId::IrqCtrl, 1);
+        assert_eq!(
+            d.dut.read_reg(RegId::IrqCtrlAck),
+            1,
+            "ACK at the IRQ_CTRL write edge"
+        );
+        assert_eq!(rd(&mut d, RegId::IrqCtrlAck), 1);
+        wr(&mut d, RegId::IrqCfg1, 0x1234);
+        wr64(&mut d, RegId::IrqCfg0, 0);
+        wr(&mut d, RegId::IrqCfg2, 0);
+        assert_eq!(
+            rd(&mut d, RegId::IrqCfg1),
+            0xDEAD_BEEF,
+            "Guarded while IRQEN = 1"
+        );
+        assert_eq!(rd64(&mut d, RegId::IrqCfg0), 0x0000_FFFF_FFFF_FFFC);
+        assert_eq!(rd(&mut d, RegId::IrqCfg2), 0x3F);
+        wr(&mut d, RegId::IrqCtrlAck, 0);
+        assert_eq!(rd(&mut d, RegId::IrqCtrlAck), 1, "IRQ_CTRLACK is RO");
+        wr(&mut d, RegId::IrqCtrl, 0);
+        assert_eq!(rd(&mut d, RegId::IrqCtrlAck), 0);
+        wr(&mut d, RegId::IrqCfg1, 0x1234);
+        assert_eq!(rd(&mut d, RegId::IrqCfg1), 0x1234);
+        assert_eq!(rd(&mut d, RegId::IrqStatus), 0);
+    }
+
+    #[test]
+    fn register_fields_follow_the_map() {
+        let mut d = drv(&PmcgConfig::default()); // sid_bits = 16, Secure, capture, per-counter
+        wr(&mut d, RegId::Smr(3), 0xFFFF_FFFF);
+        assert_eq!(
+            rd(&mut d, RegId::Smr(3)),
+            0xFFFF,
+            "STREAMID above sid_bits RAZ/WI"
+        );
+        // EVENT [15:0], FILTER_SID_SPAN 29, FILTER_SEC_SID 30, OVFCAP 31.
+        wr(&mut d, RegId::Evtyper(5), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Evtyper(5)), 0xE000_FFFF);
+        wr(&mut d, RegId::Cr, 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Cr), 1, "CR bits [31:1] RES0");
+        wr(&mut d, RegId::Scr, 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Scr), 0x8000_0007);
+        wr(&mut d, RegId::Cfgr, 0);
+        assert_eq!(
+            rd(&mut d, RegId::Cfgr),
+            0x0070_3F3F,
+            "writes to RO are ignored"
+        );
+
+        let mut d = drv(&cfg(&["sid_bits=32", "sid_filter=global", "capture=off"]));
+        wr(&mut d, RegId::Smr(0), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Smr(0)), 0xFFFF_FFFF);
+        let smr1 = d.dut.map().array_base(RegId::Smr(0)) + 4;
+        d.apb_write(smr1, 0xFFFF_FFFF, S);
+        assert_eq!(
+            d.apb_read(smr1, S),
+            0,
+            "SMR1 is RES0 with the global filter"
+        );
+        wr(&mut d, RegId::Evtyper(0), 0xFFFF_FFFF);
+        wr(&mut d, RegId::Evtyper(1), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Evtyper(0)), 0x6000_FFFF);
+        assert_eq!(
+            rd(&mut d, RegId::Evtyper(1)),
+            0x0000_FFFF,
+            "filter fields only in EVTYPER0"
+        );
+    }
+
+    #[test]
+    fn unimplemented_counter_registers_are_raz_wi() {
+        let mut d = drv(&cfg(&["counters=4", "counter_bits=32"]));
+        let evtyper4 = d.dut.map().array_base(RegId::Evtyper(0)) + 16;
+        let evcntr4 = d.dut.map().array_base(RegId::Evcntr(0)) + 16;
+        d.apb_write(evtyper4, 1, S);
+        d.apb_write(evcntr4, 0x99, S);
+        assert_eq!((d.apb_read(evtyper4, S), d.apb_read(evcntr4, S)), (0, 0));
+        assert_eq!(d.dut.counter(4), 0);
+        wr(&mut d, RegId::CntenSet0, 0xFF);
+        assert_eq!(rd(&mut d, RegId::CntenSet0), 0xF);
+    }
+
+    #[test]
+    fn capr_and_svr_read_zero() {
+        let mut d = drv(&PmcgConfig::default());
+        wr64(&mut d, RegId::Evcntr(0), 0x1_2345_6789);
+        wr(&mut d, RegId::Capr, 1);
+        assert_eq!(rd(&mut d, RegId::Capr), 0, "CAPR is write-only");
+        assert_eq!(rd64(&mut d, RegId::Svr(0)), 0);
+    }
+
+    #[test]
+    fn synchronous_reset_restores_every_register() {
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
+        wr(&mut d, RegId::Evtyper(1), 1);
+        wr(&mut d, RegId::CntenSet0, 3);
+        wr(&mut d, RegId::Cr, 1);
+        wr(&mut d, RegId::Scr, 0x1);
+        wr(&mut d, RegId::IrqCtrl, 1);
+        d.set_lanes(&[lane(true, 1)]);
+        d.idle(3);
+        let a = addr(&d, RegId::Cfgr);
+        d.apb_read(a, S);
+        assert_ne!(d.dut.prdata(), 0);
+        // A write in the reset cycle is not performed.
+        let mut w = PinInputs::idle(1);
+        (w.presetn, w.psel, w.penable, w.pwrite) = (false, true, true, true);
+        w.paddr = addr(&d, RegId::Cr);
+        w.pwdata = 1;
+        w.pstrb = 0xF;
+        d.step_with(w);
+        let m = &d.dut;
+        assert_eq!(
+            (m.counter(0), m.counter(1), m.ovs(), m.prdata(), m.irq()),
+            (0, 0, 0, 0, false)
+        );
+        assert_eq!(m.read_reg(RegId::Cr), 0);
+        assert_eq!(m.read_reg(RegId::CntenSet0), 0);
+        assert_eq!(m.read_reg(RegId::Evtyper(1)), 0);
+        assert_eq!(m.read_reg(RegId::Scr), 0x8000_0006);
+        assert_eq!(m.read_reg(RegId::IrqCtrlAck), 0);
+        assert!(
+            m.stage.iter().all(|l| *l == LaneIn::default()),
+            "lane stage reset"
+        );
+        assert_eq!(m.decode[1], Decode::Cycles);
+        d.reset(2);
+        assert_eq!(tick(&mut d).prdata, 0);
+    }
+
+    /// Measured rate of the model; run with
+    /// `cargo test --release -p pmcg-sim model::tests::throughput -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn throughput() {
+        for lanes in [1u32, 4] {
+            let c = cfg(&[&format!("lanes={lanes}")]);
+            let mut d = drv(&c);
+            for n in 0..c.counters {
+                wr(&mut d, RegId::Evtyper(n), 1);
+            }
+            wr64(&mut d, RegId::CntenSet0, u64::MAX);
+            wr(&mut d, RegId::Cr, 1);
+            let mut m = d.dut;
+            let mut inp = PinInputs::idle(lanes as usize);
+            inp.lanes.iter_mut().for_each(|l| *l = lane(true, 1));
+            let steps = 2_000_000u64;
+            let t = std::time::Instant::now();
+            for _ in 0..steps {
+                std::hint::black_box(m.step(std::hint::black_box(&inp)));
+            }
+            let secs = t.elapsed().as_secs_f64();
+            // The first step counts the Driver's idle stage; every later one `lanes` per counter.
+            assert_eq!(m.counter(0), (steps - 1) * lanes as u64);
+            let events = (steps - 1) * lanes as u64 * c.counters as u64;
+            println!(
+                "model: {} counters x {lanes} lane(s): {:.1} Mcycles/s, {:.3e} events/s",
+                c.counters,
+                steps as f64 / secs / 1e6,
+                events as f64 / secs
+            );
+        }
+    }
+}

@@ -1,0 +1,1894 @@
+//! The PMCG script runner: a register-level test script replayed on any [`Dut`] through the APB
+//! [`Driver`], with expectations checked as it goes. This page is the reference of the script
+//! format, which is part of the project's public interface.
+//!
+//! ```text
+//!   script text ──parse()──► Script { config, lines: [(line no, Command)] }
+//!   (.pmcg file)   │                     │
+//!                  │ every line checked  │ run(script, driver, msi, trace, out)
+//!                  ▼ before anything     ▼
+//!             ScriptError         Driver<D> ──apb_read/apb_write/idle/reset/set_lanes──► D: Dut
+//!          ("line N: ...")           │                                                   │
+//!                                    ◄─────────── PRDATA, irq pulses ◄───────────────────┘
+//!                                    ▼
+//!              out: failures, trace, "N passed, M failed"  +  RunReport
+//! ```
+//!
+//! # Format
+//! One command per line. `#` starts a comment anywhere on a line; blank and comment-only lines are
+//! ignored. Fields are separated by white space. Numbers are decimal (`42`) or hexadecimal with a
+//! `0x` prefix (`0x2A`); `_` may separate digits (`0xFFFF_FFFF`); signs are not allowed.
+//! Keywords are lower case. Line numbers count from 1 and include comment and blank lines.
+//!
+//! | Command | Meaning |
+//! |---|---|
+//! | `config [KEY=VALUE ...]` | The configuration (must be the first command, exactly once). |
+//! | `write ADDR VALUE [s\|ns]` | One 32-bit APB write. |
+//! | `read ADDR [expect VALUE [mask MASK]] [s\|ns]` | One 32-bit APB read, optionally checked. |
+//! | `write64 ADDR VALUE [s\|ns]` | Two APB writes: low word at ADDR, then high word at ADDR+4. |
+//! | `read64 ADDR [expect VALUE [mask MASK]] [s\|ns]` | Two APB reads: low word at ADDR, then high word at ADDR+4. |
+//! | `event [lane=N] [sid=V] [ss=ns\|s\|realm] ids=E[,E...] [cycles=N]` | Events on one lane. |
+//! | `idle N` | N cycles with the bus and every lane idle. |
+//! | `reset` | PRESETn low for one cycle, then released. |
+//! | `expect irq N` | N wired-interrupt pulses since the previous `expect irq` (or the start). |
+//! | `expect msi N [addr=A] [data=D]` | N MSI writes since the previous `expect msi`. |
+//!
+//! ## `config`
+//! Keys: `counters`, `counter_bits`, `sid_bits`, `lanes`, `capture` (on\|off), `msi` (on\|off),
+//! `secure` (on\|off), `sid_filter` (per-counter\|global), `reloc_ctrs` (on\|off), `ats` (on\|off),
+//! `impdef` (comma list of event IDs), and also `page1_offset`, `pa_bits`, `jep106` (`CONT:ID`) and
+//! `product` (`PART[:VARIANT[:REVISION]]`), with the values [`PmcgConfig::set`] accepts. Missing keys
+//! take the defaults of [`PmcgConfig::default`]; `config` alone is the default configuration. A key
+//! given twice, an unknown key, an item without `=` or a value that fails
+//! [`PmcgConfig::validate`] is an error naming the line and the key. The caller builds the backend
+//! and its [`Driver`] from [`Script::config`] (with `config.lanes` lanes).
+//!
+//! ## APB accesses
+//! - ADDR is a byte address that must fit 32 bits (for the 64-bit forms ADDR+4 must too). The low two
+//!   bits are passed to the DUT as written (the PMCG ignores them).
+//! - VALUE and MASK fit 32 bits for `write`/`read` and 64 bits for `write64`/`read64`.
+//! - `s` makes a Secure access (PPROT\[1\] = 0), `ns` (the default) a Non-secure one (PPROT\[1\] = 1).
+//!   The security keyword is the last field of the line.
+//! - `read ... expect VALUE` passes when the value read equals VALUE; with `mask MASK` it passes when
+//!   `(actual & MASK) == (VALUE & MASK)`. `mask` is only allowed after `expect VALUE`.
+//! - `read64`/`write64` are two ordinary transfers, low word first (as a 64-bit load or store is
+//!   split by an interconnect), so a `read64` of a counter returns the PMCG's atomic snapshot.
+//! - Every write is a full word (PSTRB = 0xF). PSLVERR is not an expectation; it shows in the trace.
+//!
+//! ## `event`
+//! Drives one lane for `cycles` consecutive cycles (default 1) with valid = 1, the event vector made
+//! of the bits [`PmcgConfig::lane_bit_of`] gives for `ids`, StreamID `sid` (default 0, any 32-bit
+//! value) and security state `ss` (default `ns`) on lane `lane` (default 0, must be below `lanes`);
+//! every other lane is idle and so is the APB bus. Afterwards every lane is idle again (valid = 0).
+//! Keys may come in any order, each at most once; `ids` is required.
+//! - Every ID must be a lane event of the configuration (1-5, 6-7 with `ats=on`, the `impdef` IDs);
+//!   an ID listed twice is an error (one lane carries an event at most once per cycle).
+//! - `ids=0` is an error: event 0 is the cycle event, which a counter with EVTYPER.EVENT = 0 counts
+//!   every cycle by itself; it cannot be raised on a lane (use `idle N` to let cycles pass).
+//! - `cycles=0` is an error (an `event` that drives nothing is almost certainly a mistake), and so
+//!   is `idle 0`. Both counts are at most 0xFFFF_FFFF.
+//! - Successive `event` lines run one after the other, each for its own cycles, never at the same
+//!   time, even on different lanes.
+//!
+//! **Timing** (docs/behaviour.md): lane inputs presented in cycle e are counted at edge e+1 and are
+//! visible to a read whose setup cycle is e+2 or later. A `read` issued right after an `event` line
+//! has its setup cycle at e_last+1, so it does **not** see the last cycle's events yet: put `idle 1`
+//! between them to read the complete count. Every access takes two cycles (setup, access) with
+//! PREADY = 1; a read samples the register state in its setup cycle, a write takes effect at the
+//! edge that ends its access cycle.
+//!
+//! ## Expectations and results
+//! `read ... expect`, `read64 ... expect`, `expect irq` and `expect msi` are expectations. A failed
+//! one prints `FAIL line N: ...` with the expected and actual values (register values in hex,
+//! counts in decimal) and the run goes on. The last line printed is exactly `N passed, M failed`;
+//! the run fails when M > 0 ([`RunReport::ok`]).
+//! - `expect irq N` compares the number of cycles in which the `irq` output was 1 since the
+//!   previous `expect irq` (or the start of the run). An overflow at edge t pulses irq in cycle t+1,
+//!   which is only seen once cycle t+1 has been run.
+//! - `expect msi N [addr=A] [data=D]` takes the MSI writes the backend performed since the previous
+//!   `expect msi` ([`MsiSource`]) and passes when there are N of them and every one has address A
+//!   and data D (when given). While there is no MSI source (`None`, or a source that returns `None`)
+//!   it **fails** with "MSI is not implemented yet": it never passes vacuously.
+//!
+//! ## Errors
+//! The whole script is parsed before anything runs. The first malformed line stops parsing with a
+//! [`ScriptError`], displayed as `line N: message`: unknown command, missing or extra fields, bad
+//! numbers, out-of-range values, bad `KEY=VALUE` items, `config` missing, not first or repeated,
+//! lane out of range, empty or unknown event IDs, zero counts. A script with no command at all is
+//! reported at line 1.
+//!
+//! ## Trace
+//! With `trace`, every command prints the cycle it starts in as it runs, e.g.
+//! `cycle 12: read 0x00e00 -> 0x00703f3f (ns)`, `cycle 14: write 0x00e04 <- 0x00000001 (s)`,
+//! `cycle 15: event lane=0 sid=0x0 ss=ns ids=0x1 bits=0x00000001 cycles=10`, `cycle 30: idle 1`,
+//! `cycle 0: reset`, and irq pulses as `cycle 62: irq pulse` (or `cycles A-B: N irq pulses` when they
+//! happen within an APB access).
+//!
+//! ```text
+//! # CFGR of a 4-counter configuration, then three events counted by counter 0.
+//! config counters=4 lanes=2
+//! read 0xE00 expect 0x00703F03
+//! write 0x400 1                    # EVTYPER0.EVENT = 1
+//! write 0xC00 1                    # CNTENSET0: counter 0
+//! write 0xE04 1                    # CR.E
+//! event lane=1 sid=0x12 ss=s ids=1 cycles=3
+//! idle 1
+//! read64 0x10000 expect 3          # EVCNTR0 (page 1)
+//! expect irq 0
+//! ```
+
+use crate::pins::{Access, Driver, Dut, LaneIn, SecState};
+use pmcg_hdl::config::{parse_number, PmcgConfig, CYCLE_EVENT};
+use std::fmt;
+use std::io::Write;
+
+/// A parsed script: the configuration from its `config` line and every later command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Script {
+    /// The validated configuration of the `config` line.
+    pub config: PmcgConfig,
+    /// Line number of the `config` line.
+    pub config_line: usize,
+    /// Every command after `config`, with its line number (from 1), in script order.
+    pub lines: Vec<(usize, Command)>,
+}
+
+/// An expected value: passes when `(actual & mask) == (value & mask)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expectation {
+    pub value: u64,
+    /// All ones over the access width when the line has no `mask`.
+    pub mask: u64,
+}
+
+impl Expectation {
+    fn matches(&self, actual: u64) -> bool {
+        actual & self.mask == self.value & self.mask
+    }
+}
+
+/// One command of a script (the `config` line is [`Script::config`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `write ADDR VALUE [s|ns]`.
+    Write {
+        addr: u32,
+        value: u32,
+        access: Access,
+    },
+    /// `read ADDR [expect VALUE [mask MASK]] [s|ns]`.
+    Read {
+        addr: u32,
+        expect: Option<Expectation>,
+        access: Access,
+    },
+    /// `write64 ADDR VALUE [s|ns]`: low word at ADDR, then high word at ADDR + 4.
+    Write64 {
+        addr: u32,
+        value: u64,
+        access: Access,
+    },
+    /// `read64 ADDR [expect VALUE [mask MASK]] [s|ns]`: low word at ADDR, then high at ADDR + 4.
+    Read64 {
+        addr: u32,
+        expect: Option<Expectation>,
+        access: Access,
+    },
+    /// `event [lane=N] [sid=V] [ss=ns|s|realm] ids=E[,E...] [cycles=N]`.
+    Event {
+        lane: u32,
+        sid: u32,
+        ss: SecState,
+        /// The event numbers as written.
+        ids: Vec<u16>,
+        /// The lane event vector they map to (bit `lane_bit_of(id)` per ID).
+        bits: u32,
+        /// At least 1.
+        cycles: u64,
+    },
+    /// `idle N` (N at least 1).
+    Idle(u64),
+    /// `reset`: PRESETn low for one cycle.
+    Reset,
+    /// `expect irq N`.
+    ExpectIrq(u64),
+    /// `expect msi N [addr=A] [data=D]`.
+    ExpectMsi {
+        count: u64,
+        addr: Option<u64>,
+        data: Option<u32>,
+    },
+}
+
+/// A malformed script: the line (from 1) and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// Outcome of [`run`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// Expectations that held.
+    pub passed: u32,
+    /// Expectations that did not hold.
+    pub failed: u32,
+    /// One message per failed expectation, `line N: ...`, in order.
+    pub failures: Vec<String>,
+    /// Cycles the script ran (the driver's cycle count at the end minus at the start).
+    pub cycles: u64,
+}
+
+impl RunReport {
+    /// The run succeeded: no expectation failed.
+    pub fn ok(&self) -> bool {
+        self.failed == 0
+    }
+}
+
+/// The MSI writes a backend performed, for `expect msi`.
+pub trait MsiSource {
+    /// The (address, data) MSI writes completed since the previous call, oldest first; `None` when
+    /// the backend or configuration has no MSI support (yet).
+    fn take_msi_writes(&mut self) -> Option<Vec<(u64, u32)>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------
+
+/// Parses a whole script. Every line is checked before anything runs; the first malformed line is
+/// returned as a [`ScriptError`].
+pub fn parse(text: &str) -> Result<Script, ScriptError> {
+    let mut config: Option<(usize, PmcgConfig)> = None;
+    let mut lines = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        let code = raw.split('#').next().unwrap_or("");
+        let words: Vec<&str> = code.split_whitespace().collect();
+        let Some(&command) = words.first() else {
+            continue;
+        };
+        let error = |message: String| ScriptError { line, message };
+        match (&config, command) {
+            (None, "config") => config = Some((line, parse_config(&words[1..]).map_err(error)?)),
+            (Some((first, _)), "config") => {
+                return Err(error(format!(
+                    "`config` may appear only once, as the first command (it is at line {first})"
+                )))
+            }
+            (None, _) => {
+                return Err(error(format!(
+                    "the first command must be `config`, got `{command}`"
+                )))
+            }
+            (Some((_, cfg)), _) => lines.push((line, parse_command(&words, cfg).map_err(error)?)),
+        }
+    }
+    let (config_line, config) = config.ok_or_else(|| ScriptError {
+        line: 1,
+        message: "the script has no commands; the first must be `config`".to_string(),
+    })?;
+    Ok(Script {
+        config,
+        config_line,
+        lines,
+    })
+}
+
+/// A number of at most `bits` bits (decimal or 0x-hex).
+fn number(text: &str, what: &str, bits: u32) -> Result<u64, String> {
+    let digits_ok = text.starts_with(|c: char| c.is_ascii_digit());
+    let value = if digits_ok { parse_number(text) } else { None }
+        .ok_or_else(|| format!("{what}: `{text}` is not a number (decimal or 0x-hex)"))?;
+    if bits < 64 && value >> bits != 0 {
+        return Err(format!("{what}: {text} does not fit {bits} bits"));
+    }
+    Ok(value)
+}
+
+fn key_value<'a>(item: &'a str, context: &str) -> Result<(&'a str, &'a str), String> {
+    match item.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k, v)),
+        _ => Err(format!("{context}: expected KEY=VALUE, got `{item}`")),
+    }
+}
+
+fn parse_config(items: &[&str]) -> Result<PmcgConfig, String> {
+    let mut cfg = PmcgConfig::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for item in items {
+        let (key, value) = key_value(item, "config")?;
+        if seen.contains(&key) {
+            return Err(format!("config: key `{key}` is given twice"));
+        }
+        seen.push(key);
+        cfg.set(key, value).map_err(|e| e.to_string())?;
+    }
+    cfg.validate().map_err(|e| e.to_string())?;
+    Ok(cfg)
+}
+
+const COMMANDS: &str = "config, write, read, write64, read64, event, idle, reset, expect";
+
+fn parse_command(words: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
+    let args = &words[1..];
+    match words[0] {
+        "write" => {
+            let (addr, value, access) = parse_write(args, "write", 32)?;
+            Ok(Command::Write {
+                addr,
+                value: value as u32,
+                access,
+            })
+        }
+        "write64" => {
+            let (addr, value, access) = parse_write(args, "write64", 64)?;
+            Ok(Command::Write64 {
+                addr,
+                value,
+                access,
+            })
+        }
+        "read" => {
+            let (addr, expect, access) = parse_read(args, "read", 32)?;
+            Ok(Command::Read {
+                addr,
+                expect,
+                access,
+            })
+        }
+        "read64" => {
+            let (addr, expect, access) = parse_read(args, "read64", 64)?;
+            Ok(Command::Read64 {
+                addr,
+                expect,
+                access,
+            })
+        }
+        "event" => parse_event(args, cfg),
+        "idle" => match args {
+            [n] => Ok(Command::Idle(count(n, "idle: N")?)),
+            [] => Err("idle: missing the number of cycles (idle N)".into()),
+            [_, extra, ..] => Err(format!("idle: unexpected argument `{extra}` (idle N)")),
+        },
+        "reset" => match args {
+            [] => Ok(Command::Reset),
+            [extra, ..] => Err(format!(
+                "reset: unexpected argument `{extra}` (reset takes none)"
+            )),
+        },
+        "expect" => parse_expect(args),
+        other => Err(format!("unknown command `{other}` (commands: {COMMANDS})")),
+    }
+}
+
+/// A cycle count: 1 to 0xFFFF_FFFF.
+fn count(text: &str, what: &str) -> Result<u64, String> {
+    let n = number(text, what, 32)?;
+    if n == 0 {
+        return Err(format!("{what}: must be at least 1"));
+    }
+    Ok(n)
+}
+
+/// Splits a trailing `s` / `ns` off the fields after the command.
+fn split_access<'a, 'b>(args: &'b [&'a str]) -> (&'b [&'a str], Access) {
+    match args.split_last() {
+        Some((&"s", rest)) => (rest, Access::Secure),
+        Some((&"ns", rest)) => (rest, Access::NonSecure),
+        _ => (args, Access::NonSecure),
+    }
+}
+
+fn parse_addr(text: &str, name: &str, bits: u32) -> Result<u32, String> {
+    let addr = number(text, &format!("{name}: ADDR"), 32)? as u32;
+    if bits == 64 && addr.checked_add(4).is_none() {
+        return Err(format!("{name}: ADDR {text} + 4 does not fit 32 bits"));
+    }
+    Ok(addr)
+}
+
+fn parse_write(args: &[&str], name: &str, bits: u32) -> Result<(u32, u64, Access), String> {
+    let usage = format!("{name} ADDR VALUE [s|ns]");
+    let (fields, access) = split_access(args);
+    match fields {
+        [addr, value] => Ok((
+            parse_addr(addr, name, bits)?,
+            number(value, &format!("{name}: VALUE"), bits)?,
+            access,
+        )),
+        [] => Err(format!("{name}: missing ADDR and VALUE ({usage})")),
+        [_] => Err(format!("{name}: missing VALUE ({usage})")),
+        [_, _, extra, ..] => Err(format!("{name}: unexpected argument `{extra}` ({usage})")),
+    }
+}
+
+fn parse_read(
+    args: &[&str],
+    name: &str,
+    bits: u32,
+) -> Result<(u32, Option<Expectation>, Access), String> {
+    let usage = format!("{name} ADDR [expect VALUE [mask MASK]] [s|ns]");
+    let (fields, access) = split_access(args);
+    let Some((addr, rest)) = fields.split_first() else {
+        return Err(format!("{name}: missing ADDR ({usage})"));
+    };
+    let addr = parse_addr(addr, name, bits)?;
+    let full = if bits == 64 {
+        u64::MAX
+    } else {
+        u32::MAX as u64
+    };
+    let value = |t: &str| number(t, &format!("{name}: expected VALUE"), bits);
+    let expect = match rest {
+        [] => None,
+        ["expect", v] => Some(Expectation {
+            value: value(v)?,
+            mask: full,
+        }),
+        ["expect", v, "mask", m] => Some(Expectation {
+            value: value(v)?,
+            mask: number(m, &format!("{name}: MASK"), bits)?,
+        }),
+        ["expect"] => return Err(format!("{name}: `expect` needs a VALUE ({usage})")),
+        ["expect", _, "mask"] => return Err(format!("{name}: `mask` needs a MASK ({usage})")),
+        ["mask", ..] => {
+            return Err(format!(
+                "{name}: `mask` must follow `expect VALUE` ({usage})"
+            ))
+        }
+        ["expect", _, "mask", _, extra, ..] | ["expect", _, extra, ..] | [extra, ..] => {
+            return Err(format!("{name}: unexpected argument `{extra}` ({usage})"))
+        }
+    };
+    Ok((addr, expect, access))
+}
+
+fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
+    let (mut lane, mut sid, mut ss, mut ids, mut cycles) = (None, None, None, None, None);
+    for item in args {
+        let (key, value) = key_value(item, "event")?;
+        let slot_taken = match key {
+            "lane" => lane.replace(value).is_some(),
+            "sid" => sid.replace(value).is_some(),
+            "ss" => ss.replace(value).is_some(),
+            "ids" => ids.replace(value).is_some(),
+            "cycles" => cycles.replace(value).is_some(),
+            _ => {
+                return Err(format!(
+                    "event: unknown key `{key}` (keys: lane, sid, ss, ids, cycles)"
+                ))
+            }
+        };
+        if slot_taken {
+            return Err(format!("event: key `{key}` is given twice"));
+        }
+    }
+    let lane = match lane {
+        Some(t) => {
+            let n = number(t, "event: lane", 32)?;
+            if n >= cfg.lanes as u64 {
+                return Err(format!(
+                    "event: lane {t} does not exist (the configuration has {} lane{}, 0-{})",
+                    cfg.lanes,
+                    if cfg.lanes == 1 { "" } else { "s" },
+                    cfg.lanes - 1
+                ));
+            }
+            n as u32
+        }
+        None => 0,
+    };
+    let sid = match sid {
+        Some(t) => number(t, "event: sid", 32)? as u32,
+        None => 0,
+    };
+    let ss = match ss {
+        None | Some("ns") => SecState::NonSecure,
+        Some("s") => SecState::Secure,
+        Some("realm") => SecState::Realm,
+        Some(other) => return Err(format!("event: ss must be ns, s or realm, got `{other}`")),
+    };
+    let cycles = match cycles {
+        Some(t) => count(t, "event: cycles")?,
+        None => 1,
+    };
+    let ids_text = ids.ok_or("event: missing ids=E[,E...] (the events to raise)")?;
+    if ids_text.is_empty() {
+        return Err("event: ids is empty (ids=E[,E...])".into());
+    }
+    let (mut list, mut bits) = (Vec::new(), 0u32);
+    for t in ids_text.split(',') {
+        if t.is_empty() {
+            return Err(format!("event: empty event ID in ids={ids_text}"));
+        }
+        let id = number(t, "event: ids", 16)? as u16;
+        if id == CYCLE_EVENT {
+            return Err(
+                "event: event 0 is the cycle event; a counter with EVTYPER.EVENT=0 counts every \
+                 cycle by itself and it cannot be raised on a lane (use `idle N` to let cycles pass)"
+                    .into(),
+            );
+        }
+        let bit = cfg.lane_bit_of(id).ok_or_else(|| {
+            let known: Vec<String> = cfg
+                .lane_event_ids()
+                .iter()
+                .map(|e| format!("{e:#x}"))
+                .collect();
+            format!(
+                "event: {t} is not a lane event of this configuration (lane events: {})",
+                known.join(",")
+            )
+        })?;
+        if list.contains(&id) {
+            return Err(format!("event: event {t} is listed twice in ids"));
+        }
+        list.push(id);
+        bits |= 1 << bit;
+    }
+    Ok(Command::Event {
+        lane,
+        sid,
+        ss,
+        ids: list,
+        bits,
+        cycles,
+    })
+}
+
+fn parse_expect(args: &[&str]) -> Result<Command, String> {
+    match args {
+        ["irq", n] => Ok(Command::ExpectIrq(number(n, "expect irq: N", 64)?)),
+        ["irq"] => Err("expect irq: missing the number of pulses (expect irq N)".into()),
+        ["irq", _, extra, ..] => Err(format!(
+            "expect irq: unexpected argument `{extra}` (expect irq N)"
+        )),
+        ["msi"] => {
+            Err("expect msi: missing the number of writes (expect msi N [addr=A] [data=D])".into())
+        }
+        ["msi", n, items @ ..] => {
+            let count = number(n, "expect msi: N", 64)?;
+            let (mut addr, mut data) = (None, None);
+            for item in items {
+                let (key, value) = key_value(item, "expect msi")?;
+                let taken = match key {
+                    "addr" => addr
+                        .replace(number(value, "expect msi: addr", 64)?)
+                        .is_some(),
+                    "data" => data
+                        .replace(number(value, "expect msi: data", 32)? as u32)
+                        .is_some(),
+                    _ => {
+                        return Err(format!(
+                            "expect msi: unknown key `{key}` (keys: addr, data)"
+                        ))
+                    }
+                };
+                if taken {
+                    return Err(format!("expect msi: key `{key}` is given twice"));
+                }
+            }
+            Ok(Command::ExpectMsi { count, addr, data })
+        }
+        [] => Err("expect: missing what to expect (expect irq N | expect msi N ...)".into()),
+        [other, ..] => Err(format!(
+            "expect: unknown expectation `{other}` (expect irq N | expect msi N ...)"
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running
+// ---------------------------------------------------------------------------------------------
+
+fn access_name(access: Access) -> &'static str {
+    match access {
+        Access::Secure => "s",
+        Access::NonSecure => "ns",
+    }
+}
+
+fn ss_name(ss: SecState) -> &'static str {
+    match ss {
+        SecState::NonSecure => "ns",
+        SecState::Secure => "s",
+        SecState::Realm => "realm",
+    }
+}
+
+fn hex(value: u64, bits: u32) -> String {
+    format!("{:#0w$x}", value, w = (bits / 4) as usize + 2)
+}
+
+/// Expectation bookkeeping and output of a run.
+struct Runner<'a, D: Dut> {
+    driver: &'a mut Driver<D>,
+    out: &'a mut dyn Write,
+    trace: bool,
+    report: RunReport,
+}
+
+impl<D: Dut> Runner<'_, D> {
+    fn pass(&mut self) {
+        self.report.passed += 1;
+    }
+
+    fn fail(&mut self, message: String) -> std::io::Result<()> {
+        writeln!(self.out, "FAIL {message}")?;
+        self.report.failed += 1;
+        self.report.failures.push(message);
+        Ok(())
+    }
+
+    fn check(
+        &mut self,
+        line: usize,
+        what: String,
+        expect: &Expectation,
+        actual: u64,
+        bits: u32,
+    ) -> std::io::Result<()> {
+        if expect.matches(actual) {
+            self.pass();
+            return Ok(());
+        }
+        let full = if bits == 64 {
+            u64::MAX
+        } else {
+            u32::MAX as u64
+        };
+        let mask = if expect.mask == full {
+            String::new()
+        } else {
+            format!(" (mask {})", hex(expect.mask, bits))
+        };
+        self.fail(format!(
+            "line {line}: {what}: expected {}{mask}, got {}",
+            hex(expect.value, bits),
+            hex(actual, bits)
+        ))
+    }
+
+    /// Runs `f` on the driver and traces the irq pulses it saw.
+    fn cycles<T>(&mut self, f: impl FnOnce(&mut Driver<D>) -> T) -> std::io::Result<T> {
+        let (start, pulses) = (self.driver.cycle, self.driver.irq_pulses);
+        let result = f(self.driver);
+        let seen = self.driver.irq_pulses - pulses;
+        if self.trace && seen > 0 {
+            let end = self.driver.cycle - 1;
+            if start == end {
+                writeln!(self.out, "cycle {start}: irq pulse")?;
+            } else {
+                let s = if seen == 1 { "" } else { "s" };
+                writeln!(self.out, "cycles {start}-{end}: {seen} irq pulse{s}")?;
+            }
+        }
+        Ok(result)
+    }
+
+    fn read(&mut self, addr: u32, access: Access) -> std::io::Result<u32> {
+        let cycle = self.driver.cycle;
+        let (value, slverr) = self.cycles(|d| d.apb_read_full(addr, access))?;
+        if self.trace {
+            let err = if slverr { " PSLVERR" } else { "" };
+            let a = access_name(access);
+            writeln!(
+                self.out,
+                "cycle {cycle}: read {addr:#07x} -> {value:#010x} ({a}){err}"
+            )?;
+        }
+        Ok(value)
+    }
+
+    fn write(&mut self, addr: u32, value: u32, access: Access) -> std::io::Result<()> {
+        let cycle = self.driver.cycle;
+        let slverr = self.cycles(|d| d.apb_write(addr, value, access))?;
+        if self.trace {
+            let err = if slverr { " PSLVERR" } else { "" };
+            let a = access_name(access);
+            writeln!(
+                self.out,
+                "cycle {cycle}: write {addr:#07x} <- {value:#010x} ({a}){err}"
+            )?;
+        }
+        Ok(())
+    }
+
+    fn idle(&mut self, n: u64) -> std::io::Result<()> {
+        // One cycle at a time so that the trace gives the exact cycle of each irq pulse.
+        for _ in 0..n {
+            self.cycles(|d| d.idle(1))?;
+        }
+        Ok(())
+    }
+
+    fn command(
+        &mut self,
+        line: usize,
+        cmd: &Command,
+        lanes: usize,
+        irq_base: &mut u64,
+        msi: &mut Option<&mut dyn MsiSource>,
+    ) -> std::io::Result<()> {
+        match cmd {
+            Command::Write {
+                addr,
+                value,
+                access,
+            } => self.write(*addr, *value, *access)?,
+            Command::Write64 {
+                addr,
+                value,
+                access,
+            } => {
+                self.write(*addr, *value as u32, *access)?;
+                self.write(addr + 4, (*value >> 32) as u32, *access)?;
+            }
+            Command::Read {
+                addr,
+                expect,
+                access,
+            } => {
+                let value = self.read(*addr, *access)?;
+                if let Some(e) = expect {
+                    self.check(line, format!("read {addr:#07x}"), e, value as u64, 32)?;
+                }
+            }
+            Command::Read64 {
+                addr,
+                expect,
+                access,
+            } => {
+                let lo = self.read(*addr, *access)? as u64;
+                let hi = self.read(addr + 4, *access)? as u64;
+                if let Some(e) = expect {
+                    let what = format!("read64 {addr:#07x}");
+                    self.check(line, what, e, (hi << 32) | lo, 64)?;
+                }
+            }
+            Command::Event {
+                lane,
+                sid,
+                ss,
+                ids,
+                bits,
+                cycles,
+            } => {
+                if self.trace {
+                    let ids: Vec<String> = ids.iter().map(|e| format!("{e:#x}")).collect();
+                    writeln!(
+                        self.out,
+                        "cycle {}: event lane={lane} sid={sid:#x} ss={} ids={} bits={bits:#010x} cycles={cycles}",
+                        self.driver.cycle,
+                        ss_name(*ss),
+                        ids.join(",")
+                    )?;
+                }
+                let mut inputs = vec![LaneIn::default(); lanes];
+                inputs[*lane as usize] = LaneIn {
+                    valid: true,
+                    events: *bits,
+                    sid: *sid,
+                    ss: *ss,
+                };
+                self.driver.set_lanes(&inputs);
+                self.idle(*cycles)?;
+                self.driver.clear_lanes();
+            }
+            Command::Idle(n) => {
+                if self.trace {
+                    writeln!(self.out, "cycle {}: idle {n}", self.driver.cycle)?;
+                }
+                self.idle(*n)?;
+            }
+            Command::Reset => {
+                if self.trace {
+                    writeln!(self.out, "cycle {}: reset", self.driver.cycle)?;
+                }
+                self.cycles(|d| d.reset(1))?;
+            }
+            Command::ExpectIrq(n) => {
+                let seen = self.driver.irq_pulses - *irq_base;
+                *irq_base = self.driver.irq_pulses;
+                if seen == *n {
+                    self.pass();
+                } else {
+                    self.fail(format!(
+                        "line {line}: expect irq: expected {n} pulse(s), got {seen}"
+                    ))?;
+                }
+            }
+            Command::ExpectMsi { count, addr, data } => {
+                let writes = msi.as_deref_mut().and_then(|m| m.take_msi_writes());
+                let Some(writes) = writes else {
+                    return self.fail(format!(
+                        "line {line}: expect msi: MSI is not implemented yet (this backend has no \
+                         MSI writes to check; expected {count} write(s))"
+                    ));
+                };
+                let wrong = writes
+                    .iter()
+                    .any(|&(a, d)| addr.is_some_and(|x| x != a) || data.is_some_and(|x| x != d));
+                if writes.len() as u64 == *count && !wrong {
+                    self.pass();
+                } else {
+                    let mut expected = format!("{count} write(s)");
+                    if let Some(a) = addr {
+                        expected += &format!(" addr={a:#x}");
+                    }
+                    if let Some(d) = data {
+                        expected += &format!(" data={d:#010x}");
+                    }
+                    let got: Vec<String> = writes
+                        .iter()
+                        .map(|(a, d)| format!("(addr={a:#x} data={d:#010x})"))
+                        .collect();
+                    self.fail(format!(
+                        "line {line}: expect msi: expected {expected}, got {} write(s) [{}]",
+                        writes.len(),
+                        got.join(", ")
+                    ))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs a parsed script on `driver`, which must have been built for `script.config` (with
+/// `script.config.lanes` lanes; [`Driver::set_lanes`] panics otherwise). Lanes are cleared first.
+/// Failures (`FAIL line N: ...`), the trace when `trace` is set, and the final line
+/// `N passed, M failed` are written to `out`. `msi` is the backend's MSI hook: `None` (or a source
+/// returning `None`) makes every `expect msi` fail.
+pub fn run<D: Dut>(
+    script: &Script,
+    driver: &mut Driver<D>,
+    mut msi: Option<&mut dyn MsiSource>,
+    trace: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<RunReport> {
+    let start = driver.cycle;
+    let mut irq_base = driver.irq_pulses;
+    let lanes = script.config.lanes as usize;
+    driver.clear_lanes();
+    let mut runner = Runner {
+        driver,
+        out,
+        trace,
+        report: RunReport::default(),
+    };
+    for (line, cmd) in &script.lines {
+        runner.command(*line, cmd, lanes, &mut irq_base, &mut msi)?;
+    }
+    let mut report = runner.report;
+    report.cycles = runner.driver.cycle - start;
+    writeln!(
+        runner.out,
+        "{} passed, {} failed",
+        report.passed, report.failed
+    )?;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pins::{PinInputs, PinOutputs};
+    use pmcg_hdl::regmap::{RegId, RegisterMap, Word};
+    use std::collections::HashMap;
+
+    // -----------------------------------------------------------------------------------------
+    // A small pin-level mock of the PMCG following docs/behaviour.md for the registers the tests
+    // touch (CFGR/CEID and other RO constants, EVTYPERn.EVENT, CNTEN, INTEN, OVS, CR.E,
+    // IRQ_CTRL.IRQEN, EVCNTRn with the 64-bit read snapshot), the lane input stage, counting and
+    // the irq pulse. Security is ignored. Unmapped addresses are a plain RW scratch file. It logs
+    // every cycle's inputs and every APB transfer.
+    // -----------------------------------------------------------------------------------------
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Transfer {
+        cycle: u64,
+        write: bool,
+        addr: u32,
+        data: u32,
+        pprot: u8,
+    }
+
+    struct Mock {
+        cfg: PmcgConfig,
+        map: RegisterMap,
+        scratch: HashMap<u32, u32>,
+        evtyper: Vec<u16>,
+        counter: Vec<u64>,
+        cnten: u64,
+        inten: u64,
+        ovs: u64,
+        cr_e: bool,
+        irqen: bool,
+        /// (counter, high word) latched by the previous transfer when it was a low-word read.
+        snapshot: Option<(u32, u32)>,
+        stage: Vec<LaneIn>,
+        prdata: u32,
+        irq: bool,
+        cycle: u64,
+        inputs: Vec<PinInputs>,
+        transfers: Vec<Transfer>,
+    }
+
+    impl Mock {
+        fn new(cfg: &PmcgConfig) -> Mock {
+            let n = cfg.counters as usize;
+            Mock {
+                cfg: cfg.clone(),
+                map: RegisterMap::new(cfg),
+                scratch: HashMap::new(),
+                evtyper: vec![0; n],
+                counter: vec![0; n],
+                cnten: 0,
+                inten: 0,
+                ovs: 0,
+                cr_e: false,
+                irqen: false,
+                snapshot: None,
+                stage: vec![LaneIn::default(); cfg.lanes as usize],
+                prdata: 0,
+                irq: false,
+                cycle: 0,
+                inputs: Vec::new(),
+                transfers: Vec::new(),
+            }
+        }
+
+        fn reset(&mut self) {
+            let (inputs, transfers, cycle) = (
+                std::mem::take(&mut self.inputs),
+                std::mem::take(&mut self.transfers),
+                self.cycle,
+            );
+            let scratch = std::mem::take(&mut self.scratch);
+            *self = Mock::new(&self.cfg);
+            (self.inputs, self.transfers, self.cycle, self.scratch) =
+                (inputs, transfers, cycle, scratch);
+        }
+
+        fn word(value: u64, w: Word) -> u32 {
+            match w {
+                Word::Low => value as u32,
+                Word::High => (value >> 32) as u32,
+            }
+        }
+
+        fn read(&mut self, addr: u32) -> u32 {
+            let snapshot = self.snapshot.take();
+            let Some((reg, w)) = self.map.lookup(addr) else {
+                return self.scratch.get(&(addr & !3)).copied().unwrap_or(0);
+            };
+            let value = match reg.id {
+                RegId::Evtyper(n) => self.evtyper[n as usize] as u64,
+                RegId::CntenSet0 | RegId::CntenClr0 => self.cnten,
+                RegId::IntenSet0 | RegId::IntenClr0 => self.inten,
+                RegId::OvsSet0 | RegId::OvsClr0 => self.ovs,
+                RegId::Cr => self.cr_e as u64,
+                RegId::IrqCtrl | RegId::IrqCtrlAck => self.irqen as u64,
+                RegId::Evcntr(n) => {
+                    let v = self.counter[n as usize];
+                    match (w, snapshot) {
+                        (Word::Low, _) => self.snapshot = Some((n, (v >> 32) as u32)),
+                        (Word::High, Some((s, hi))) if s == n => return hi,
+                        _ => {}
+                    }
+                    v
+                }
+                _ => reg.reset() & reg.read_mask(),
+            };
+            Self::word(value, w)
+        }
+
+        /// Applies a write at this edge.
+        fn write(&mut self, addr: u32, data: u32) {
+            self.snapshot = None;
+            let Some((reg, w)) = self.map.lookup(addr) else {
+                self.scratch.insert(addr & !3, data);
+                return;
+            };
+            let (id, shift) = (reg.id, if w == Word::Low { 0 } else { 32 });
+            let bits = ((data as u64) << shift) & self.cfg.counter_bitmap();
+            match id {
+                RegId::Evtyper(n) => self.evtyper[n as usize] = data as u16,
+                RegId::CntenSet0 => self.cnten |= bits,
+                RegId::CntenClr0 => self.cnten &= !bits,
+                RegId::IntenSet0 => self.inten |= bits,
+                RegId::IntenClr0 => self.inten &= !bits,
+                RegId::OvsSet0 => self.ovs |= bits,
+                RegId::OvsClr0 => self.ovs &= !bits,
+                RegId::Cr => self.cr_e = data & 1 == 1,
+                RegId::IrqCtrl => self.irqen = data & 1 == 1,
+                RegId::Evcntr(n) => {
+                    let c = &mut self.counter[n as usize];
+                    *c = ((*c & !(0xFFFF_FFFFu64 << shift)) | ((data as u64) << shift))
+                        & self.cfg.counter_mask();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    impl Dut for Mock {
+        fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+            let out = PinOutputs {
+                prdata: self.prdata,
+                pready: true,
+                pslverr: false,
+                irq: self.irq,
+            };
+            self.inputs.push(inp.clone());
+            let cycle = self.cycle;
+            self.cycle += 1;
+            if !inp.presetn {
+                self.reset();
+                return out;
+            }
+            let transfer = |write| Transfer {
+                cycle,
+                write,
+                addr: inp.paddr,
+                data: inp.pwdata,
+                pprot: inp.pprot,
+            };
+            // Reads sample the state of this cycle.
+            if inp.psel && !inp.penable && !inp.pwrite {
+                self.transfers.push(transfer(false));
+                self.prdata = self.read(inp.paddr);
+            }
+            let written = if inp.psel && inp.penable && inp.pwrite {
+                self.transfers.push(transfer(true));
+                // Counting below uses this cycle's configuration, so apply the write afterwards;
+                // only find out which counter it hits now.
+                match self.map.lookup(inp.paddr) {
+                    Some((r, _)) => match r.id {
+                        RegId::Evcntr(n) => Some(n),
+                        _ => None,
+                    },
+                    None => None,
+                }
+            } else {
+                None
+            };
+            // Counting at this edge from the registered lane inputs.
+            let mut irq = false;
+            for n in 0..self.cfg.counters as usize {
+                if !self.cr_e || self.cnten >> n & 1 == 0 || written == Some(n as u32) {
+                    continue;
+                }
+                let inc = match self.evtyper[n] {
+                    0 => 1,
+                    ev => match self.cfg.lane_bit_of(ev) {
+                        Some(k) => self
+                            .stage
+                            .iter()
+                            .filter(|l| l.valid && l.events >> k & 1 == 1)
+                            .count() as u64,
+                        None => 0,
+                    },
+                };
+                let sum = self.counter[n] as u128 + inc as u128;
+                if sum > self.cfg.counter_mask() as u128 {
+                    self.ovs |= 1 << n;
+                    irq |= self.inten >> n & 1 == 1 && self.irqen;
+                }
+                self.counter[n] = (sum as u64) & self.cfg.counter_mask();
+            }
+            if inp.psel && inp.penable && inp.pwrite {
+                self.write(inp.paddr, inp.pwdata);
+            }
+            self.irq = irq;
+            self.stage.clone_from(&inp.lanes);
+            out
+        }
+
+        fn name(&self) -> &'static str {
+            "mock"
+        }
+    }
+
+    struct FakeMsi(Option<Vec<(u64, u32)>>);
+
+    impl MsiSource for FakeMsi {
+        fn take_msi_writes(&mut self) -> Option<Vec<(u64, u32)>> {
+            self.0.as_mut().map(std::mem::take)
+        }
+    }
+
+    /// Parses and runs `text` on a fresh mock; returns the report, the output and the driver.
+    fn run_text(
+        text: &str,
+        msi: Option<&mut dyn MsiSource>,
+        trace: bool,
+    ) -> (RunReport, String, Driver<Mock>) {
+        let script = parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let mut driver = Driver::new(Mock::new(&script.config), script.config.lanes as usize);
+        let mut out = Vec::new();
+        let report = run(&script, &mut driver, msi, trace, &mut out).unwrap();
+        (report, String::from_utf8(out).unwrap(), driver)
+    }
+
+    fn last_line(out: &str) -> &str {
+        out.lines().last().unwrap()
+    }
+
+    const NS: Access = Access::NonSecure;
+    const S: Access = Access::Secure;
+
+    fn exp(value: u64, mask: u64) -> Option<Expectation> {
+        Some(Expectation { value, mask })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Parsing
+    // -----------------------------------------------------------------------------------------
+
+    #[test]
+    fn parses_every_command_form() {
+        let text = "\
+# a comment line
+
+   # an indented comment
+config counters=8 lanes=2 ats=on impdef=0x80,0x91   # trailing comment
+write 0xE04 1
+write 0x400 0x80 s
+write 1024 0xFFFF_FFFF ns
+read 0xE00
+read 0xE00 s
+read 0xE00 expect 0x00703F07
+read 0xE00 expect 7 mask 0xFF ns
+read64 0x10000 expect 0x1_0000_0000 mask 0xFFFFFFFF00000000 s
+read64 0xE20
+write64 0x10008 0xFFFFFFFFFFFFFFFE
+write64 0x10008 5 s
+event ids=1
+event lane=1 sid=0x12 ss=s ids=6,0x91,2 cycles=10
+event cycles=3 ss=realm ids=0x80 lane=0
+idle 5
+idle 0x10
+reset
+expect irq 0
+expect irq 3 # comment
+expect msi 1
+expect msi 2 addr=0x8000_0000 data=0xAB
+expect msi 0 data=7
+";
+        let s = parse(text).unwrap();
+        assert_eq!(s.config_line, 4);
+        assert_eq!(
+            (s.config.counters, s.config.lanes, s.config.ats),
+            (8, 2, true)
+        );
+        assert_eq!(s.config.impdef_events, vec![0x80, 0x91]);
+        let w32 = u32::MAX as u64;
+        let expected: Vec<(usize, Command)> = vec![
+            (
+                5,
+                Command::Write {
+                    addr: 0xE04,
+                    value: 1,
+                    access: NS,
+                },
+            ),
+            (
+                6,
+                Command::Write {
+                    addr: 0x400,
+                    value: 0x80,
+                    access: S,
+                },
+            ),
+            (
+                7,
+                Command::Write {
+                    addr: 0x400,
+                    value: 0xFFFF_FFFF,
+                    access: NS,
+                },
+            ),
+            (
+                8,
+                Command::Read {
+                    addr: 0xE00,
+                    expect: None,
+                    access: NS,
+                },
+            ),
+            (
+                9,
+                Command::Read {
+                    addr: 0xE00,
+                    expect: None,
+                    access: S,
+                },
+            ),
+            (
+                10,
+                Command::Read {
+                    addr: 0xE00,
+                    expect: exp(0x0070_3F07, w32),
+                    access: NS,
+                },
+            ),
+            (
+                11,
+                Command::Read {
+                    addr: 0xE00,
+                    expect: exp(7, 0xFF),
+                    access: NS,
+                },
+            ),
+            (
+                12,
+                Command::Read64 {
+                    addr: 0x10000,
+                    expect: exp(0x1_0000_0000, 0xFFFF_FFFF_0000_0000),
+                    access: S,
+                },
+            ),
+            (
+                13,
+                Command::Read64 {
+                    addr: 0xE20,
+                    expect: None,
+                    access: NS,
+                },
+            ),
+            (
+                14,
+                Command::Write64 {
+                    addr: 0x10008,
+                    value: 0xFFFF_FFFF_FFFF_FFFE,
+                    access: NS,
+                },
+            ),
+            (
+                15,
+                Command::Write64 {
+                    addr: 0x10008,
+                    value: 5,
+                    access: S,
+                },
+            ),
+            (
+                16,
+                Command::Event {
+                    lane: 0,
+                    sid: 0,
+                    ss: SecState::NonSecure,
+                    ids: vec![1],
+                    bits: 1,
+                    cycles: 1,
+                },
+            ),
+            (
+                17,
+                Command::Event {
+                    lane: 1,
+                    sid: 0x12,
+                    ss: SecState::Secure,
+                    ids: vec![6, 0x91, 2],
+                    // Lane bits: 1-5 -> 0-4, 6-7 -> 5-6, 0x80 -> 7, 0x91 -> 8.
+                    bits: (1 << 5) | (1 << 8) | (1 << 1),
+                    cycles: 10,
+                },
+            ),
+            (
+                18,
+                Command::Event {
+                    lane: 0,
+                    sid: 0,
+                    ss: SecState::Realm,
+                    ids: vec![0x80],
+                    bits: 1 << 7,
+                    cycles: 3,
+                },
+            ),
+            (19, Command::Idle(5)),
+            (20, Command::Idle(16)),
+            (21, Command::Reset),
+            (22, Command::ExpectIrq(0)),
+            (23, Command::ExpectIrq(3)),
+            (
+                24,
+                Command::ExpectMsi {
+                    count: 1,
+                    addr: None,
+                    data: None,
+                },
+            ),
+            (
+                25,
+                Command::ExpectMsi {
+                    count: 2,
+                    addr: Some(0x8000_0000),
+                    data: Some(0xAB),
+                },
+            ),
+            (
+                26,
+                Command::ExpectMsi {
+                    count: 0,
+                    addr: None,
+                    data: Some(7),
+                },
+            ),
+        ];
+        assert_eq!(s.lines.len(), expected.len());
+        for (got, want) in s.lines.iter().zip(&expected) {
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn config_keys_and_defaults() {
+        let s = parse("config\n").unwrap();
+        assert_eq!(s.config, PmcgConfig::default());
+        assert!(s.lines.is_empty());
+
+        let s = parse(
+            "config counters=4 counter_bits=32 sid_bits=8 lanes=3 capture=off msi=off secure=off \
+             sid_filter=global reloc_ctrs=off ats=on impdef=0x80 page1_offset=0x20000 pa_bits=40 \
+             jep106=0x4:0x3B product=0x4A1:2:3",
+        )
+        .unwrap();
+        let c = &s.config;
+        assert_eq!(
+            (c.counters, c.counter_bits, c.sid_bits, c.lanes),
+            (4, 32, 8, 3)
+        );
+        assert!(!c.capture && !c.msi && !c.secure && !c.reloc_ctrs && c.ats);
+        assert_eq!(c.sid_filter, pmcg_hdl::config::SidFilterType::Global);
+        assert_eq!(c.impdef_events, vec![0x80]);
+        assert_eq!((c.page1_offset, c.pa_bits), (0x20000, 40));
+        assert_eq!((c.ident.jep106_continuation, c.ident.jep106_id), (4, 0x3B));
+        assert_eq!(
+            (c.ident.product_id, c.ident.variant, c.ident.revision),
+            (0x4A1, 2, 3)
+        );
+    }
+
+    #[test]
+    fn malformed_lines_name_their_line() {
+        // (script, line, text the message must contain)
+        let cases: &[(&str, usize, &str)] = &[
+            // config placement and content
+            ("", 1, "no commands"),
+            ("# only a comment\n\n", 1, "no commands"),
+            ("read 0xE00\nconfig\n", 1, "first command must be `config`"),
+            ("# c\n\nidle 1\n", 3, "first command must be `config`"),
+            ("config\nidle 1\nconfig\n", 3, "only once"),
+            ("config counters=0\n", 1, "counters"),
+            ("config counters=65\n", 1, "counters"),
+            ("config counter_bits=33\n", 1, "counter_bits"),
+            ("config lanes=9\n", 1, "lanes"),
+            ("config capture=maybe\n", 1, "capture"),
+            ("config sid_filter=both\n", 1, "sid_filter"),
+            ("config impdef=0x7f\n", 1, "impdef"),
+            ("config colour=red\n", 1, "colour"),
+            ("config counters\n", 1, "expected KEY=VALUE"),
+            ("config =4\n", 1, "expected KEY=VALUE"),
+            ("config counters=4 counters=8\n", 1, "given twice"),
+            ("config counters=x\n", 1, "counters"),
+            // unknown commands
+            ("config\nfrobnicate 1\n", 2, "unknown command `frobnicate`"),
+            ("config\nREAD 0xE00\n", 2, "unknown command `READ`"),
+            // write / write64
+            ("config\nwrite\n", 2, "missing ADDR and VALUE"),
+            ("config\nwrite 0xE04\n", 2, "missing VALUE"),
+            ("config\nwrite 0xE04 s\n", 2, "missing VALUE"),
+            ("config\nwrite 0xE04 1 2\n", 2, "unexpected argument `2`"),
+            (
+                "config\nwrite 0xE04 1 ns s\n",
+                2,
+                "unexpected argument `ns`",
+            ),
+            (
+                "config\nwrite 0xE04 1 secure\n",
+                2,
+                "unexpected argument `secure`",
+            ),
+            ("config\nwrite 0xE0G 1\n", 2, "not a number"),
+            ("config\nwrite -4 1\n", 2, "not a number"),
+            ("config\nwrite +4 1\n", 2, "not a number"),
+            ("config\nwrite 0x 1\n", 2, "not a number"),
+            (
+                "config\nwrite 0x100000000 1\n",
+                2,
+                "ADDR: 0x100000000 does not fit 32 bits",
+            ),
+            (
+                "config\nwrite 0xE04 0x100000000\n",
+                2,
+                "VALUE: 0x100000000 does not fit 32 bits",
+            ),
+            (
+                "config\nwrite 0xE04 99999999999999999999999\n",
+                2,
+                "not a number",
+            ),
+            (
+                "config\nwrite64 0x10000 0x1_0000_0000_0000_0000\n",
+                2,
+                "not a number",
+            ),
+            (
+                "config\nwrite64 0xFFFFFFFC 1\n",
+                2,
+                "+ 4 does not fit 32 bits",
+            ),
+            ("config\nwrite64 0x10000\n", 2, "missing VALUE"),
+            // read / read64
+            ("config\nread\n", 2, "missing ADDR"),
+            ("config\nread ns\n", 2, "missing ADDR"),
+            ("config\nread 0xE00 0x5\n", 2, "unexpected argument `0x5`"),
+            ("config\nread 0xE00 expect\n", 2, "`expect` needs a VALUE"),
+            ("config\nread 0xE00 expect s\n", 2, "`expect` needs a VALUE"),
+            (
+                "config\nread 0xE00 expect 1 mask\n",
+                2,
+                "`mask` needs a MASK",
+            ),
+            (
+                "config\nread 0xE00 mask 1\n",
+                2,
+                "`mask` must follow `expect VALUE`",
+            ),
+            (
+                "config\nread 0xE00 expect 1 mask 2 3\n",
+                2,
+                "unexpected argument `3`",
+            ),
+            (
+                "config\nread 0xE00 expect 1 2\n",
+                2,
+                "unexpected argument `2`",
+            ),
+            (
+                "config\nread 0xE00 expect 0x1_0000_0000\n",
+                2,
+                "does not fit 32 bits",
+            ),
+            (
+                "config\nread 0xE00 expect 1 mask 0x1_0000_0000\n",
+                2,
+                "MASK",
+            ),
+            ("config\nread 0x1_0000_0000\n", 2, "does not fit 32 bits"),
+            ("config\nread64 0xFFFFFFFD\n", 2, "+ 4 does not fit 32 bits"),
+            (
+                "config\nread64 0x0 expect 0x1_0000_0000_0000_0000\n",
+                2,
+                "not a number",
+            ),
+            // event
+            ("config\nevent\n", 2, "missing ids"),
+            ("config\nevent lane=0\n", 2, "missing ids"),
+            ("config\nevent ids=\n", 2, "ids is empty"),
+            ("config\nevent ids=1,,2\n", 2, "empty event ID"),
+            ("config\nevent ids=1,\n", 2, "empty event ID"),
+            ("config\nevent ids=0\n", 2, "cycle event"),
+            ("config\nevent ids=1,0\n", 2, "cycle event"),
+            ("config\nevent ids=6\n", 2, "not a lane event"),
+            ("config\nevent ids=0x80\n", 2, "not a lane event"),
+            ("config\nevent ids=0x10000\n", 2, "does not fit 16 bits"),
+            ("config\nevent ids=1,1\n", 2, "listed twice"),
+            ("config\nevent ids=x\n", 2, "not a number"),
+            ("config\nevent lane=1 ids=1\n", 2, "lane 1 does not exist"),
+            (
+                "config lanes=2\nevent lane=2 ids=1\n",
+                2,
+                "lane 2 does not exist",
+            ),
+            ("config\nevent lane=0x1_0000_0000 ids=1\n", 2, "lane"),
+            ("config\nevent ids=1 cycles=0\n", 2, "at least 1"),
+            (
+                "config\nevent ids=1 cycles=0x1_0000_0000\n",
+                2,
+                "does not fit 32 bits",
+            ),
+            (
+                "config\nevent ids=1 ss=secure\n",
+                2,
+                "ss must be ns, s or realm",
+            ),
+            ("config\nevent ids=1 sid=0x1_0000_0000\n", 2, "sid"),
+            (
+                "config\nevent ids=1 colour=red\n",
+                2,
+                "unknown key `colour`",
+            ),
+            ("config\nevent ids=1 ids=2\n", 2, "given twice"),
+            ("config\nevent 1\n", 2, "expected KEY=VALUE"),
+            ("config\nevent ids=1 s\n", 2, "expected KEY=VALUE"),
+            // idle / reset
+            ("config\nidle\n", 2, "missing the number of cycles"),
+            ("config\nidle 0\n", 2, "at least 1"),
+            ("config\nidle 1 2\n", 2, "unexpected argument `2`"),
+            ("config\nidle many\n", 2, "not a number"),
+            ("config\nreset 1\n", 2, "reset takes none"),
+            // expect
+            ("config\nexpect\n", 2, "missing what to expect"),
+            ("config\nexpect irqs 1\n", 2, "unknown expectation `irqs`"),
+            ("config\nexpect irq\n", 2, "missing the number of pulses"),
+            ("config\nexpect irq 1 2\n", 2, "unexpected argument `2`"),
+            ("config\nexpect irq x\n", 2, "not a number"),
+            ("config\nexpect msi\n", 2, "missing the number of writes"),
+            ("config\nexpect msi 1 addr\n", 2, "expected KEY=VALUE"),
+            ("config\nexpect msi 1 port=3\n", 2, "unknown key `port`"),
+            (
+                "config\nexpect msi 1 data=0x1_0000_0000\n",
+                2,
+                "does not fit 32 bits",
+            ),
+            ("config\nexpect msi 1 addr=1 addr=2\n", 2, "given twice"),
+            // the error is on the right line even late in a script, after comments
+            (
+                "# header\nconfig\n\n# note\nidle 1\nread 0xE00 # ok\nread 0xE00 expect\n",
+                7,
+                "VALUE",
+            ),
+        ];
+        for (text, line, needle) in cases {
+            let e = parse(text).expect_err(text);
+            assert_eq!(e.line, *line, "{text:?}: {e}");
+            assert!(
+                e.message.contains(needle),
+                "{text:?}: `{e}` lacks `{needle}`"
+            );
+            assert_eq!(e.to_string(), format!("line {line}: {}", e.message));
+        }
+    }
+
+    #[test]
+    fn comments_and_blank_lines_do_not_count_as_commands() {
+        let s = parse("#x\nconfig # c\n   \n\t\n#read 0xE00\nidle 2#inline\n").unwrap();
+        assert_eq!(s.config_line, 2);
+        assert_eq!(s.lines, vec![(6, Command::Idle(2))]);
+        // CRLF line endings.
+        let s = parse("config\r\nidle 3\r\n").unwrap();
+        assert_eq!(s.lines, vec![(2, Command::Idle(3))]);
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Running
+    // -----------------------------------------------------------------------------------------
+
+    #[test]
+    fn expectations_pass_and_fail_with_summary() {
+        let text = "\
+config
+write 0x2000 0x12345678
+read 0x2000 expect 0x12345678      # pass
+read 0x2000 expect 0x12345679      # fail (line 4)
+read 0x2000 expect 0x99999978 mask 0xFF   # pass
+read 0x2000 expect 0x00000000 mask 0xF0   # fail (line 6)
+read 0xE00 expect 0x00703F3F       # CFGR of the default configuration: pass
+read 0x2000                        # no expectation: not counted
+";
+        let (report, out, _) = run_text(text, None, false);
+        assert_eq!((report.passed, report.failed), (3, 2));
+        assert!(!report.ok());
+        assert_eq!(last_line(&out), "3 passed, 2 failed");
+        assert_eq!(report.failures.len(), 2);
+        assert!(
+            report.failures[0].starts_with("line 4: "),
+            "{}",
+            report.failures[0]
+        );
+        assert!(report.failures[0].contains("expected 0x12345679"));
+        assert!(report.failures[0].contains("got 0x12345678"));
+        assert!(report.failures[1].starts_with("line 6: "));
+        assert!(report.failures[1].contains("(mask 0x000000f0)"));
+        assert!(out.contains("FAIL line 4: read 0x02000: expected 0x12345679, got 0x12345678"));
+        // 1 write + 6 reads, two cycles each.
+        assert_eq!(report.cycles, 14);
+
+        let (report, out, _) = run_text("config\nread 0xE00 expect 0x00703F3F\n", None, false);
+        assert!(report.ok());
+        assert_eq!(out, "1 passed, 0 failed\n");
+    }
+
+    #[test]
+    fn read64_and_write64_are_low_then_high() {
+        let text = "\
+config
+write64 0x2000 0x1122334455667788
+read64 0x2000 expect 0x1122334455667788
+write64 0x2008 0xAABBCCDD00000001 s
+read64 0x2008 expect 0xAABBCCDD00000000 mask 0xFFFFFFFF00000000 s
+read64 0x2000 expect 0x1122334455667789   # fail
+";
+        let (report, out, driver) = run_text(text, None, false);
+        assert_eq!((report.passed, report.failed), (2, 1));
+        assert_eq!(last_line(&out), "2 passed, 1 failed");
+        assert!(report.failures[0].contains("expected 0x1122334455667789, got 0x1122334455667788"));
+        let t = |cycle, write, addr, data, pprot| Transfer {
+            cycle,
+            write,
+            addr,
+            data,
+            pprot,
+        };
+        // Writes are performed in the access cycle, reads in the setup cycle.
+        let log = &driver.dut.transfers;
+        assert_eq!(
+            &log[..8],
+            &[
+                t(1, true, 0x2000, 0x5566_7788, 0b010),
+                t(3, true, 0x2004, 0x1122_3344, 0b010),
+                t(4, false, 0x2000, 0, 0b010),
+                t(6, false, 0x2004, 0, 0b010),
+                t(9, true, 0x2008, 0x0000_0001, 0b000),
+                t(11, true, 0x200C, 0xAABB_CCDD, 0b000),
+                t(12, false, 0x2008, 0, 0b000),
+                t(14, false, 0x200C, 0, 0b000),
+            ]
+        );
+    }
+
+    #[test]
+    fn event_drives_the_lane_bits_for_its_cycles() {
+        let text = "\
+config lanes=3 ats=on impdef=0x80
+idle 2
+event lane=1 sid=0x12 ss=s ids=6,0x80 cycles=3
+event ids=1
+event lane=2 ss=realm ids=5 cycles=2
+idle 1
+";
+        let (report, out, driver) = run_text(text, None, false);
+        assert_eq!(last_line(&out), "0 passed, 0 failed");
+        assert_eq!(report.cycles, 2 + 3 + 1 + 2 + 1);
+        let inputs = &driver.dut.inputs;
+        assert_eq!(inputs.len(), 9);
+        let idle = LaneIn::default();
+        let a = LaneIn {
+            valid: true,
+            events: (1 << 5) | (1 << 7),
+            sid: 0x12,
+            ss: SecState::Secure,
+        };
+        let b = LaneIn {
+            valid: true,
+            events: 1,
+            sid: 0,
+            ss: SecState::NonSecure,
+        };
+        let c = LaneIn {
+            valid: true,
+            events: 1 << 4,
+            sid: 0,
+            ss: SecState::Realm,
+        };
+        let expected: Vec<Vec<LaneIn>> = vec![
+            vec![idle, idle, idle],
+            vec![idle, idle, idle],
+            vec![idle, a, idle],
+            vec![idle, a, idle],
+            vec![idle, a, idle],
+            vec![b, idle, idle],
+            vec![idle, idle, c],
+            vec![idle, idle, c],
+            vec![idle, idle, idle],
+        ];
+        for (cycle, (inp, want)) in inputs.iter().zip(&expected).enumerate() {
+            assert_eq!(&inp.lanes, want, "cycle {cycle}");
+            assert!(
+                !inp.psel && inp.presetn,
+                "bus idle during events, cycle {cycle}"
+            );
+        }
+    }
+
+    #[test]
+    fn events_are_counted_and_irq_pulses_are_expected() {
+        // Counter 0 counts event 2, counter 1 counts cycles from near the top and overflows.
+        let text = "\
+config counters=2 counter_bits=32 lanes=2
+write 0x400 2              # EVTYPER0 = event 2
+write 0x404 0              # EVTYPER1 = cycles
+write 0x10004 0xFFFFFFFE   # EVCNTR1 (32-bit counters: stride 4)
+write 0xC40 2              # INTENSET0: counter 1
+write 0xE50 1              # IRQ_CTRL.IRQEN
+write 0xC00 3              # CNTENSET0
+write 0xE04 1              # cycles 12-13, CR.E: counting from edge 14
+event lane=1 ids=2,3 cycles=4   # cycles 14-17, counted at edges 15-18
+idle 1
+read 0x10000 expect 4      # setup cycle 19
+expect irq 1               # edge 15 overflows counter 1, irq in cycle 16
+expect irq 0
+read 0x10CC0 expect 2      # OVSSET0
+expect irq 1               # fails: no new pulse
+";
+        let (report, out, _) = run_text(text, None, true);
+        assert_eq!((report.passed, report.failed), (4, 1), "{out}");
+        assert!(report.failures[0].starts_with("line 15: expect irq: expected 1"));
+        assert!(report.failures[0].ends_with("got 0"));
+        assert!(out.contains("cycle 16: irq pulse"), "{out}");
+        assert!(out
+            .contains("cycle 14: event lane=1 sid=0x0 ss=ns ids=0x2,0x3 bits=0x00000006 cycles=4"));
+        assert_eq!(last_line(&out), "4 passed, 1 failed");
+    }
+
+    #[test]
+    fn read_right_after_event_misses_the_last_cycle() {
+        // The two-cycle event latency the module documentation warns about.
+        let text = "\
+config
+write 0x400 1
+write 0xC00 1
+write 0xE04 1
+event ids=1 cycles=5
+read64 0x10000 expect 4
+idle 1
+read64 0x10000 expect 5
+";
+        let (report, out, _) = run_text(text, None, false);
+        assert_eq!(last_line(&out), "2 passed, 0 failed", "{out}");
+        assert!(report.ok());
+    }
+
+    #[test]
+    fn expect_msi_fails_clearly_without_msi() {
+        let text = "config\nexpect msi 0\nexpect msi 1 addr=0x1000 data=5\n";
+        let (report, out, _) = run_text(text, None, false);
+        assert_eq!((report.passed, report.failed), (0, 2));
+        assert!(report.failures[0].starts_with("line 2: expect msi: MSI is not implemented yet"));
+        assert!(report.failures[1].starts_with("line 3: "));
+        assert!(out.contains("FAIL line 2: expect msi: MSI is not implemented yet"));
+        assert_eq!(last_line(&out), "0 passed, 2 failed");
+
+        // A source that says "no MSI support" fails the same way.
+        let mut none = FakeMsi(None);
+        let (report, _, _) = run_text("config\nexpect msi 0\n", Some(&mut none), false);
+        assert_eq!(report.failed, 1);
+        assert!(report.failures[0].contains("not implemented yet"));
+    }
+
+    #[test]
+    fn expect_msi_checks_count_address_and_data() {
+        let mut src = FakeMsi(Some(vec![(0x8000, 7), (0x8000, 7)]));
+        let text = "\
+config
+expect msi 2 addr=0x8000 data=7   # pass, drains the writes
+expect msi 0                      # pass
+";
+        let (report, out, _) = run_text(text, Some(&mut src), false);
+        assert_eq!(last_line(&out), "2 passed, 0 failed");
+        assert!(report.ok());
+
+        for (writes, line) in [
+            (vec![(0x8000, 7)], "expect msi 2 addr=0x8000"),
+            (vec![(0x8004, 7), (0x8000, 7)], "expect msi 2 addr=0x8000"),
+            (vec![(0x8000, 6), (0x8000, 7)], "expect msi 2 data=7"),
+        ] {
+            let mut src = FakeMsi(Some(writes));
+            let (report, out, _) = run_text(&format!("config\n{line}\n"), Some(&mut src), false);
+            assert_eq!(last_line(&out), "0 passed, 1 failed", "{line}");
+            assert!(report.failures[0].starts_with("line 2: expect msi: expected 2 write(s)"));
+        }
+    }
+
+    #[test]
+    fn reset_pulls_presetn_low_for_one_cycle() {
+        let text = "\
+config
+write 0x400 1
+reset
+read 0x400 expect 0      # EVTYPER0 back to its reset value
+idle 1
+";
+        let (report, _, driver) = run_text(text, None, false);
+        assert!(report.ok());
+        let resets: Vec<bool> = driver.dut.inputs.iter().map(|i| i.presetn).collect();
+        assert_eq!(resets, vec![true, true, false, true, true, true]);
+    }
+
+    #[test]
+    fn trace_prints_cycles_of_accesses_and_events() {
+        let text = "\
+config
+idle 12
+read 0xE00
+write 0xE04 1 s
+event ids=1 cycles=2
+reset
+";
+        let (_, out, _) = run_text(text, None, true);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines,
+            vec![
+                "cycle 0: idle 12",
+                "cycle 12: read 0x00e00 -> 0x00703f3f (ns)",
+                "cycle 14: write 0x00e04 <- 0x00000001 (s)",
+                "cycle 16: event lane=0 sid=0x0 ss=ns ids=0x1 bits=0x00000001 cycles=2",
+                "cycle 18: reset",
+                "0 passed, 0 failed",
+            ]
+        );
+        // Without trace only the summary is printed.
+        let (_, out, _) = run_text(text, None, false);
+        assert_eq!(out, "0 passed, 0 failed\n");
+    }
+
+    #[test]
+    fn run_continues_from_a_used_driver() {
+        // Cycles and irq pulses are counted from where the driver stands.
+        let script = parse("config\nidle 3\nexpect irq 0\n").unwrap();
+        let mut driver = Driver::new(Mock::new(&script.config), 1);
+        driver.idle(5);
+        driver.irq_pulses = 7;
+        let mut out = Vec::new();
+        let report = run(&script, &mut driver, None, false, &mut out).unwrap();
+        assert_eq!((report.passed, report.cycles), (1, 3));
+        assert_eq!(driver.cycle, 8);
+    }
+
+    #[test]
+    fn module_doc_example_passes() {
+        // The example at the end of the module documentation.
+        let text = "\
+config counters=4 lanes=2
+read 0xE00 expect 0x00703F03
+write 0x400 1
+write 0xC00 1
+write 0xE04 1
+event lane=1 sid=0x12 ss=s ids=1 cycles=3
+idle 1
+read64 0x10000 expect 3
+expect irq 0
+";
+        let (report, out, _) = run_text(text, None, false);
+        assert_eq!(out, "3 passed, 0 failed\n");
+        assert_eq!(report.cycles, 2 + 2 * 3 + 3 + 1 + 4);
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // The project's example scripts
+    // -----------------------------------------------------------------------------------------
+
+    const SMOKE: &str = include_str!("../../tests/scripts/smoke.pmcg");
+    const BAD_SYNTAX: &str = include_str!("../../tests/scripts/bad-syntax.pmcg");
+
+    #[test]
+    fn smoke_script_passes_on_the_mock() {
+        let script = parse(SMOKE).unwrap();
+        assert_eq!(script.config, PmcgConfig::default());
+        let (report, out, _) = run_text(SMOKE, None, false);
+        assert!(report.ok(), "{out}");
+        assert!(report.passed >= 10, "{out}");
+        assert_eq!(
+            last_line(&out),
+            format!("{} passed, 0 failed", report.passed)
+        );
+    }
+
+    #[test]
+    fn bad_syntax_script_is_rejected_at_its_line() {
+        let e = parse(BAD_SYNTAX).unwrap_err();
+        let marked = BAD_SYNTAX
+            .lines()
+            .position(|l| l.contains("<- malformed"))
+            .expect("bad-syntax.pmcg marks its malformed line")
+            + 1;
+        assert_eq!(e.line, marked, "{e}");
+        assert!(e.message.contains("not a number"), "{e}");
+    }
+}

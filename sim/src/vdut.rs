@@ -1,0 +1,145 @@
+//! `VerilatorDut`: the emitted Verilog, compiled by Verilator at run time, behind the same
+//! pin-level [`Dut`] interface as the native simulation and the reference model.
+//!
+//! ```text
+//!   PmcgConfig ──emit_verilog──► smmu_pmcg.v ──VerilatedModel::build (cached)──► libvdut.so
+//!   PinInputs ──► port pointers ──► pclk=0 eval ──► outputs ──► pclk=1 eval
+//! ```
+
+use crate::pins::{Dut, PinInputs, PinOutputs};
+use crate::verilator::{VerilatedModel, VerilatorError};
+use pmcg_hdl::config::PmcgConfig;
+use std::path::PathBuf;
+
+/// Where compiled models are cached: `$PMCG_VERILATOR_CACHE`, else `target/verilator-cache`
+/// in the workspace.
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("PMCG_VERILATOR_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/verilator-cache")
+        })
+}
+
+/// Why the Verilator backend could not be built.
+#[derive(Debug)]
+pub enum VdutError {
+    Emit(pmcg_synth::EmitError),
+    Verilator(VerilatorError),
+    /// A port the backend drives is missing from the emitted Verilog.
+    MissingPort(String),
+}
+
+impl std::fmt::Display for VdutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VdutError::Emit(e) => write!(f, "{e}"),
+            VdutError::Verilator(e) => write!(f, "{e}"),
+            VdutError::MissingPort(p) => write!(f, "emitted Verilog has no port `{p}`"),
+        }
+    }
+}
+
+impl std::error::Error for VdutError {}
+
+struct LanePorts {
+    valid: usize,
+    events: usize,
+    sid: usize,
+    ss: usize,
+}
+
+pub struct VerilatorDut {
+    model: VerilatedModel,
+    pclk: usize,
+    presetn: usize,
+    psel: usize,
+    penable: usize,
+    pwrite: usize,
+    paddr: usize,
+    pwdata: usize,
+    pstrb: usize,
+    pprot: usize,
+    prdata: usize,
+    pready: usize,
+    pslverr: usize,
+    irq: usize,
+    lanes: Vec<LanePorts>,
+}
+
+impl VerilatorDut {
+    /// Emits the Verilog of `cfg`, builds (or reuses) its Verilator model and wires the ports.
+    pub fn new(cfg: &PmcgConfig) -> Result<Self, VdutError> {
+        let top = pmcg_synth::DEFAULT_TOP;
+        let verilog = pmcg_synth::emit_verilog(cfg, top).map_err(VdutError::Emit)?;
+        let model =
+            VerilatedModel::build(&verilog, top, &cache_dir()).map_err(VdutError::Verilator)?;
+        let port = |name: &str| {
+            model
+                .port(name)
+                .ok_or_else(|| VdutError::MissingPort(name.into()))
+        };
+        let lanes = (0..cfg.lanes)
+            .map(|l| {
+                Ok(LanePorts {
+                    valid: port(&format!("lane_valid${l}"))?,
+                    events: port(&format!("lane_events${l}"))?,
+                    sid: port(&format!("lane_sid${l}"))?,
+                    ss: port(&format!("lane_ss${l}"))?,
+                })
+            })
+            .collect::<Result<Vec<_>, VdutError>>()?;
+        Ok(VerilatorDut {
+            pclk: port("pclk")?,
+            presetn: port("presetn")?,
+            psel: port("psel")?,
+            penable: port("penable")?,
+            pwrite: port("pwrite")?,
+            paddr: port("paddr")?,
+            pwdata: port("pwdata")?,
+            pstrb: port("pstrb")?,
+            pprot: port("pprot")?,
+            prdata: port("prdata")?,
+            pready: port("pready")?,
+            pslverr: port("pslverr")?,
+            irq: port("irq")?,
+            lanes,
+            model,
+        })
+    }
+}
+
+impl Dut for VerilatorDut {
+    fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+        let m = &mut self.model;
+        m.set(self.presetn, inp.presetn as u64);
+        m.set(self.psel, inp.psel as u64);
+        m.set(self.penable, inp.penable as u64);
+        m.set(self.pwrite, inp.pwrite as u64);
+        m.set(self.paddr, inp.paddr as u64);
+        m.set(self.pwdata, inp.pwdata as u64);
+        m.set(self.pstrb, inp.pstrb as u64);
+        m.set(self.pprot, inp.pprot as u64);
+        for (ports, lane) in self.lanes.iter().zip(&inp.lanes) {
+            m.set(ports.valid, lane.valid as u64);
+            m.set(ports.events, lane.events as u64);
+            m.set(ports.sid, lane.sid as u64);
+            m.set(ports.ss, lane.ss.code() as u64);
+        }
+        m.set(self.pclk, 0);
+        m.eval();
+        let out = PinOutputs {
+            prdata: m.get(self.prdata) as u32,
+            pready: m.get(self.pready) != 0,
+            pslverr: m.get(self.pslverr) != 0,
+            irq: m.get(self.irq) != 0,
+        };
+        m.set(self.pclk, 1);
+        m.eval();
+        out
+    }
+
+    fn name(&self) -> &'static str {
+        "verilator"
+    }
+}
