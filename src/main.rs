@@ -1,1 +1,194 @@
-fn main() {}
+//! `smmu-pmcg`: command line of the open-source SMMUv3 PMCG.
+//!
+//! ```text
+//!   smmu-pmcg                      demo: Verilog of the default configuration under out/, then a
+//!                                  programmed run on the native simulation, checked by the model
+//!   smmu-pmcg sim --script FILE    replay a register-level script (tests/scripts/*.pmcg)
+//!   smmu-pmcg gen ... --out DIR    write the Verilog of a configuration
+//! ```
+
+mod demo;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use pmcg_hdl::config::PmcgConfig;
+use pmcg_sim::checked::Checked;
+use pmcg_sim::model::Model;
+use pmcg_sim::native::NativeDut;
+use pmcg_sim::pins::{Driver, Dut};
+use pmcg_sim::vdut::VerilatorDut;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "smmu-pmcg",
+    version,
+    about = "Open-source Arm SMMUv3 PMCG: simulation, scripts and Verilog"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a register-level script and check its expectations (format: sim/src/script.rs).
+    Sim {
+        /// The script file.
+        #[arg(long)]
+        script: PathBuf,
+        /// Print the cycle of every access and event.
+        #[arg(long)]
+        trace: bool,
+        /// Write a waveform of every signal (native backend only).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+        /// Which implementation runs the script; native and verilator are also checked against
+        /// the reference model on every cycle.
+        #[arg(long, value_enum, default_value_t = Backend::Native)]
+        backend: Backend,
+    },
+    /// Write the Verilog of a configuration: KEY=VALUE settings (script `config` keys) and/or a
+    /// file of them; missing keys take the defaults.
+    Gen {
+        /// Configuration settings, e.g. counters=16 counter_bits=32.
+        #[arg(value_name = "KEY=VALUE")]
+        settings: Vec<String>,
+        /// A file of KEY=VALUE settings (whitespace or lines; `#` comments; a leading `config`).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Name of the top module.
+        #[arg(long, default_value = pmcg_synth::DEFAULT_TOP)]
+        top: String,
+    },
+    /// The built-in demo (what `smmu-pmcg` with no command runs).
+    Demo {
+        /// Where the Verilog of the default configuration goes.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Backend {
+    /// The RustHDL design, simulated natively.
+    Native,
+    /// The emitted Verilog, compiled by Verilator.
+    Verilator,
+    /// The reference model alone.
+    Model,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command.unwrap_or(Command::Demo {
+        out: PathBuf::from("out"),
+    }) {
+        Command::Sim {
+            script,
+            trace,
+            vcd,
+            backend,
+        } => run_script(&script, trace, vcd.as_deref(), backend),
+        Command::Gen {
+            settings,
+            config,
+            out,
+            top,
+        } => gen(&settings, config.as_deref(), &out, &top),
+        Command::Demo { out } => demo::run(&out),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
+
+fn run_script(path: &Path, trace: bool, vcd: Option<&Path>, backend: Backend) -> CliResult {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let script = pmcg_sim::script::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let cfg = &script.config;
+    if vcd.is_some() && !matches!(backend, Backend::Native) {
+        return Err("--vcd is available with the native backend only".into());
+    }
+    let dut: Box<dyn Dut> = match backend {
+        Backend::Model => Box::new(Model::new(cfg)),
+        Backend::Native => {
+            let mut native = NativeDut::new(cfg)?;
+            if let Some(p) = vcd {
+                native = native
+                    .with_vcd(p)
+                    .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            }
+            Box::new(native)
+        }
+        Backend::Verilator => Box::new(VerilatorDut::new(cfg)?),
+    };
+    let checked = Checked::new(Model::new(cfg), dut);
+    let mut driver = Driver::new(checked, cfg.lanes as usize);
+    let mut stdout = std::io::stdout();
+    let report = pmcg_sim::script::run(&script, &mut driver, None, trace, &mut stdout)?;
+    let mut ok = report.failed == 0;
+    if let Some((cycle, expected, actual)) = driver.dut.mismatch {
+        ok = false;
+        println!(
+            "MISMATCH at cycle {cycle}: reference model {expected:x?}, {} {actual:x?}",
+            driver.dut.name()
+        );
+    }
+    if let Some(p) = vcd {
+        println!("waveform written to {}", p.display());
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Reads KEY=VALUE settings from a file: whitespace-separated, `#` comments, optional `config`.
+fn settings_from_file(path: &Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .flat_map(|l| l.split_whitespace())
+        .filter(|w| *w != "config")
+        .map(str::to_string)
+        .collect())
+}
+
+fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> CliResult {
+    let mut items = match config {
+        Some(p) => settings_from_file(p)?,
+        None => Vec::new(),
+    };
+    items.extend(settings.iter().cloned());
+    let cfg = PmcgConfig::parse_kv(items.iter().map(String::as_str))?;
+    let path = write_verilog(&cfg, out, top)?;
+    println!("wrote {} ({})", path.display(), cfg.summary());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `<out>/<top>.v` for `cfg` and returns its path.
+pub(crate) fn write_verilog(
+    cfg: &PmcgConfig,
+    out: &Path,
+    top: &str,
+) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let verilog = pmcg_synth::emit_verilog(cfg, top)?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let path = out.join(format!("{top}.v"));
+    std::fs::write(&path, verilog).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}

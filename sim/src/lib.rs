@@ -5,9 +5,11 @@
 //!   pins::Driver ──► dyn Dut ──┬─ native::NativeDut   (RustHDL simulate())
 //!                              └─ vdut::VerilatorDut  (emitted Verilog via verilator::VerilatedModel)
 //! ```
+pub mod checked;
 pub mod model;
 pub mod native;
 pub mod pins;
+pub mod script;
 pub mod stimulus;
 pub mod vdut;
 pub mod verilator;

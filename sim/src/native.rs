@@ -14,15 +14,43 @@ use rust_hdl::prelude::*;
 /// Settling iterations allowed per half cycle before the design is declared non-convergent.
 const MAX_SETTLE: usize = 200;
 
+/// Picoseconds per PCLK period in the waveform (10 ns: the 100 MHz FPGA target).
+const VCD_PERIOD_PS: u64 = 10_000;
+
+type VcdWriter = rust_hdl::core::vcd_probe::VCDProbe<std::io::BufWriter<std::fs::File>>;
+
 pub struct NativeDut {
     core: PmcgCore,
+    vcd: Option<VcdWriter>,
+    cycle: u64,
 }
 
 impl NativeDut {
     pub fn new(cfg: &PmcgConfig) -> Result<Self, pmcg_hdl::config::ConfigError> {
         let mut core = PmcgCore::new(cfg)?;
         core.connect_all();
-        Ok(NativeDut { core })
+        Ok(NativeDut {
+            core,
+            vcd: None,
+            cycle: 0,
+        })
+    }
+
+    /// Records every signal of the design, every half cycle, to a VCD file at `path`.
+    pub fn with_vcd(mut self, path: &std::path::Path) -> std::io::Result<Self> {
+        let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        let vcd = write_vcd_header(file, &self.core);
+        self.vcd = Some(write_vcd_dump(vcd, &self.core));
+        Ok(self)
+    }
+
+    fn record(&mut self, half: u64) {
+        if let Some(mut vcd) = self.vcd.take() {
+            // A failed waveform write must not go unnoticed.
+            vcd.timestamp(self.cycle * VCD_PERIOD_PS + half * VCD_PERIOD_PS / 2)
+                .expect("writing the VCD file");
+            self.vcd = Some(write_vcd_change(vcd, &self.core));
+        }
     }
 
     fn settle(&mut self) {
@@ -52,6 +80,7 @@ impl Dut for NativeDut {
         }
         c.pclk.next = Clock { clk: false };
         self.settle();
+        self.record(0);
         let c = &self.core;
         let out = PinOutputs {
             prdata: c.prdata.val().index() as u32,
@@ -61,6 +90,8 @@ impl Dut for NativeDut {
         };
         self.core.pclk.next = Clock { clk: true };
         self.settle();
+        self.record(1);
+        self.cycle += 1;
         out
     }
 

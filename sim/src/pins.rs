@@ -146,6 +146,11 @@ impl<D: Dut> Driver<D> {
         }
     }
 
+    /// Number of event lanes this driver drives.
+    pub fn lanes(&self) -> usize {
+        self.lanes.len()
+    }
+
     /// Steps one cycle with the given bus signals and the held lane inputs.
     pub fn step_with(&mut self, mut inp: PinInputs) -> PinOutputs {
         inp.lanes.clone_from(&self.lanes);

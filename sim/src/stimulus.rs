@@ -24,6 +24,8 @@ pub struct Stimulus {
     targets: Vec<u32>,
     counter_addrs: Vec<u32>,
     evtyper_addrs: Vec<u32>,
+    /// Words of CNTEN/INTEN/OVS SET/CLR: written often so that writes meet overflows.
+    bitmap_addrs: Vec<u32>,
     lane_events: Vec<u16>,
     /// The transfer in progress: (inputs of its setup cycle, whether the access cycle is next).
     pending: Option<PinInputs>,
@@ -68,6 +70,22 @@ impl Stimulus {
             .filter(|r| matches!(r.id, RegId::Evtyper(_)))
             .map(|r| r.addr)
             .collect();
+        let bitmap_addrs = map
+            .regs
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r.id,
+                    RegId::CntenSet0
+                        | RegId::CntenClr0
+                        | RegId::IntenSet0
+                        | RegId::IntenClr0
+                        | RegId::OvsSet0
+                        | RegId::OvsClr0
+                )
+            })
+            .flat_map(|r| [r.addr, r.addr + 4])
+            .collect();
         Stimulus {
             rng: ChaCha8Rng::seed_from_u64(seed),
             lanes: vec![LaneIn::default(); cfg.lanes as usize],
@@ -75,6 +93,7 @@ impl Stimulus {
             targets,
             counter_addrs,
             evtyper_addrs,
+            bitmap_addrs,
             lane_events: cfg.lane_event_ids(),
             pending: None,
             lane_activity: 60,
@@ -97,6 +116,7 @@ impl Stimulus {
             }
             3 => map_addr(self, &self.evtyper_addrs.clone()),
             4 => self.rng.gen::<u32>() & 0x1_FFFF,
+            5 | 6 => map_addr(self, &self.bitmap_addrs.clone()),
             _ => map_addr(self, &self.targets.clone()),
         }
     }

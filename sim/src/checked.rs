@@ -1,0 +1,55 @@
+//! `Checked`: a [`Dut`] that steps a reference beside the backend under test and records the
+//! first cycle at which their outputs differ. The CLI runs every script this way, so a script is
+//! checked against the reference model on every cycle, not only at its `expect` lines.
+//!
+//! ```text
+//!   PinInputs ─┬─► reference (Model) ──► out_ref ─┐
+//!              └─► backend (native/verilator) ──► out ──► compare ──► first mismatch
+//! ```
+
+use crate::pins::{Dut, PinInputs, PinOutputs};
+
+pub struct Checked<R: Dut, D: Dut> {
+    pub reference: R,
+    pub dut: D,
+    cycle: u64,
+    /// The first divergence: (cycle, reference outputs, backend outputs).
+    pub mismatch: Option<(u64, PinOutputs, PinOutputs)>,
+}
+
+impl<R: Dut, D: Dut> Checked<R, D> {
+    pub fn new(reference: R, dut: D) -> Self {
+        Checked {
+            reference,
+            dut,
+            cycle: 0,
+            mismatch: None,
+        }
+    }
+}
+
+impl<R: Dut, D: Dut> Dut for Checked<R, D> {
+    fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+        let expected = self.reference.step(inp);
+        let out = self.dut.step(inp);
+        if out != expected && self.mismatch.is_none() {
+            self.mismatch = Some((self.cycle, expected, out));
+        }
+        self.cycle += 1;
+        out
+    }
+
+    fn name(&self) -> &'static str {
+        self.dut.name()
+    }
+}
+
+/// A boxed backend is a backend (lets the CLI choose one at run time).
+impl Dut for Box<dyn Dut> {
+    fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+        self.as_mut().step(inp)
+    }
+    fn name(&self) -> &'static str {
+        self.as_ref().name()
+    }
+}
