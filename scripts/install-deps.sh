@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite needs, if they are missing:
+# verilator, iverilog, yosys, nextpnr-ice40, fpga-icestorm. Safe to run again.
+set -euo pipefail
+
+declare -A package_of=(
+  [verilator]=verilator
+  [iverilog]=iverilog
+  [yosys]=yosys
+  [nextpnr-ice40]=nextpnr-ice40
+  [icepack]=fpga-icestorm
+)
+missing=()
+for tool in "${!package_of[@]}"; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all tools present"
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

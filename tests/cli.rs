@@ -1,0 +1,204 @@
+//! The command line as a user meets it: scripts on every backend, clear errors and exit codes
+//! (0 passed, 1 an expectation or the reference model disagreed, 2 bad input), `gen`, the demo.
+//!
+//! ```text
+//!   smmu-pmcg sim --script F [--trace] [--vcd W] [--backend B]  │ gen KEY=VALUE.. --out D │ demo
+//! ```
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_smmu-pmcg"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pmcg-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn script(name: &str, text: &str) -> PathBuf {
+    let p = tmp(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn smoke() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/smoke.pmcg")
+}
+
+fn run_sim(path: &Path, extra: &[&str]) -> Output {
+    bin()
+        .args(["sim", "--script"])
+        .arg(path)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn smoke_script_passes_on_every_backend() {
+    let mut backends = vec!["model", "native"];
+    if common::have_tool("verilator") {
+        backends.push("verilator");
+    }
+    for backend in backends {
+        let o = run_sim(&smoke(), &["--backend", backend]);
+        assert!(
+            o.status.success(),
+            "{backend}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        let last = stdout(&o).lines().last().unwrap_or("").to_string();
+        assert_eq!(last, "12 passed, 0 failed", "{backend}");
+    }
+}
+
+#[test]
+fn failed_expectation_exits_1_with_line_and_values() {
+    let p = script(
+        "fail.pmcg",
+        "config counters=4 counter_bits=32\nreset\nread 0xE04 expect 0x1   # CR resets to 0\nread 0xE04 expect 0\n",
+    );
+    let o = run_sim(&p, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("line 3"), "{out}");
+    assert!(out.contains("0x00000001") || out.contains("0x1"), "{out}");
+    assert_eq!(out.lines().last(), Some("1 passed, 1 failed"));
+}
+
+#[test]
+fn expect_msi_fails_clearly_until_msi_exists() {
+    let p = script("msi.pmcg", "config\nreset\nexpect msi 0\n");
+    let o = run_sim(&p, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("MSI is not implemented yet"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn malformed_scripts_exit_2_naming_the_line() {
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/bad-syntax.pmcg");
+    let o = run_sim(&bad, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 7"), "{}", stderr(&o));
+    for (text, line) in [
+        ("config\nfrobnicate 1\n", "line 2"),
+        ("reset\n", "line 1"),
+        ("config counters=99\n", "line 1"),
+        ("config\nread 0x1_0000_0000\n", "line 2"),
+        ("config\n\n# comment\nevent lane=3 ids=1\n", "line 4"),
+    ] {
+        let p = script("bad.pmcg", text);
+        let o = run_sim(&p, &[]);
+        assert_eq!(o.status.code(), Some(2), "{text:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(line), "{text:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{text:?}: {}", stderr(&o));
+    }
+    let o = run_sim(Path::new("/nonexistent/script.pmcg"), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+}
+
+#[test]
+fn trace_and_vcd() {
+    let vcd = tmp("smoke.vcd");
+    let o = run_sim(&smoke(), &["--trace", "--vcd", vcd.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o)
+            .lines()
+            .any(|l| l.starts_with("cycle ") && l.contains("read")),
+        "{}",
+        stdout(&o)
+    );
+    let wave = std::fs::read_to_string(&vcd).unwrap();
+    assert!(wave.contains("$enddefinitions"), "not a VCD file");
+    assert!(wave.contains("prdata"), "PRDATA missing from the waveform");
+    let o = run_sim(
+        &smoke(),
+        &["--backend", "model", "--vcd", vcd.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2), "--vcd needs the native backend");
+}
+
+#[test]
+fn gen_writes_deterministic_verilog_and_rejects_bad_configs() {
+    let out = tmp("gen");
+    let run = || {
+        bin()
+            .args(["gen", "counters=4", "counter_bits=32", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = std::fs::read(out.join("smmu_pmcg.v")).unwrap();
+    assert!(run().status.success());
+    assert_eq!(
+        first,
+        std::fs::read(out.join("smmu_pmcg.v")).unwrap(),
+        "gen is not deterministic"
+    );
+
+    let cfg_file = script("cfg.txt", "config counters=8 # eight\nlanes=2\n");
+    let o = bin()
+        .args(["gen", "--config"])
+        .arg(&cfg_file)
+        .args(["--top", "pmcg_b", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = std::fs::read_to_string(out.join("pmcg_b.v")).unwrap();
+    assert!(v.contains("module pmcg_b(") && v.contains("counters=8") && v.contains("lanes=2"));
+
+    for (arg, field) in [
+        ("counter_bits=33", "counter_bits"),
+        ("lanes=0", "lanes"),
+        ("widgets=3", "widgets"),
+    ] {
+        let o = bin()
+            .args(["gen", arg, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{arg}");
+        assert!(stderr(&o).contains(field), "{arg}: {}", stderr(&o));
+    }
+    let o = bin()
+        .args(["gen", "--frobnicate", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "unknown option");
+    assert!(stderr(&o).contains("--frobnicate"));
+}
+
+#[test]
+fn demo_passes() {
+    let out = tmp("demo");
+    let o = bin().args(["demo", "--out"]).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("reference model agreed"), "{text}");
+    assert_eq!(text.lines().last(), Some("demo passed"));
+    assert!(out.join("smmu_pmcg.v").exists());
+}

@@ -1,0 +1,108 @@
+//! Shared by the integration tests: the configurations they use and the three backends.
+//!
+//! ```text
+//!   for_each_backend(cfg, |d: &mut Driver<Box<dyn Dut>>| ...)   runs the same test on
+//!       the reference model, the native RustHDL simulation and the emitted Verilog (Verilator)
+//! ```
+//! A test that passes on the native simulation alone proves nothing about the Verilog we ship, so
+//! every directed test goes through `for_each_backend`. Verilator is required when
+//! `PMCG_REQUIRE_TOOLS=1` (CI sets it); otherwise a machine without it runs model and native
+//! and says so on stderr.
+#![allow(dead_code)]
+
+use pmcg_hdl::config::PmcgConfig;
+use pmcg_sim::model::Model;
+use pmcg_sim::native::NativeDut;
+use pmcg_sim::pins::{Driver, Dut};
+use pmcg_sim::vdut::VerilatorDut;
+
+/// The configurations the directed tests share (each Verilator model is built once and cached).
+pub fn configs() -> Vec<(&'static str, PmcgConfig)> {
+    vec![
+        ("default", PmcgConfig::default()),
+        (
+            "small",
+            PmcgConfig::parse_kv([
+                "counters=4",
+                "counter_bits=32",
+                "sid_bits=8",
+                "secure=off",
+                "reloc_ctrs=off",
+                "capture=off",
+            ])
+            .unwrap(),
+        ),
+        (
+            "odd",
+            PmcgConfig::parse_kv([
+                "counters=7",
+                "counter_bits=36",
+                "lanes=3",
+                "sid_filter=global",
+                "msi=off",
+                "ats=on",
+                "impdef=0x80,0x91",
+                "page1_offset=0x20000",
+            ])
+            .unwrap(),
+        ),
+    ]
+}
+
+/// CI sets PMCG_REQUIRE_TOOLS=1: then a missing Verilator/iverilog/Yosys fails the test.
+pub fn tools_required() -> bool {
+    std::env::var("PMCG_REQUIRE_TOOLS")
+        .map(|v| v == "1")
+        .unwrap_or(false)
+}
+
+/// The backends for `cfg`: model, native and (when available) Verilator.
+pub fn backends(cfg: &PmcgConfig) -> Vec<Box<dyn Dut>> {
+    let mut v: Vec<Box<dyn Dut>> = vec![
+        Box::new(Model::new(cfg)),
+        Box::new(NativeDut::new(cfg).unwrap()),
+    ];
+    match VerilatorDut::new(cfg) {
+        Ok(d) => v.push(Box::new(d)),
+        Err(e) if !tools_required() => eprintln!("note: Verilator backend skipped: {e}"),
+        Err(e) => panic!("Verilator backend required (PMCG_REQUIRE_TOOLS=1): {e}"),
+    }
+    v
+}
+
+/// Whether `tool` is on PATH; without it a test is skipped (with a note) unless tools are required.
+pub fn have_tool(tool: &str) -> bool {
+    let found = std::process::Command::new(tool)
+        .arg("-V")
+        .output()
+        .map(|_| true)
+        .unwrap_or(false);
+    if !found {
+        assert!(
+            !tools_required(),
+            "{tool} is required (PMCG_REQUIRE_TOOLS=1) but not installed"
+        );
+        eprintln!(
+            "note: {tool} not installed, check skipped (scripts/install-deps.sh installs it)"
+        );
+    }
+    found
+}
+
+/// Runs `test` on a freshly reset driver for every backend; a failure names the backend.
+pub fn for_each_backend(cfg: &PmcgConfig, test: impl Fn(&mut Driver<Box<dyn Dut>>)) {
+    for dut in backends(cfg) {
+        let name = dut.name();
+        let mut d = Driver::new(dut, cfg.lanes as usize);
+        d.reset(1);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&mut d)));
+        if let Err(e) = result {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            panic!("backend `{name}`: {msg}");
+        }
+    }
+}
