@@ -48,7 +48,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Backend::Native)]
         backend: Backend,
     },
-    /// Write the Verilog of a configuration: KEY=VALUE settings (script `config` keys) and/or a
+    /// Write the Verilog of a configuration and its JSON summary (ports, configuration, register
+    /// map version): KEY=VALUE settings (script `config` keys) and/or a
     /// file of them; missing keys take the defaults.
     Gen {
         /// Configuration settings, e.g. counters=16 counter_bits=32.
@@ -176,7 +177,15 @@ fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> Cli
     items.extend(settings.iter().cloned());
     let cfg = PmcgConfig::parse_kv(items.iter().map(String::as_str))?;
     let path = write_verilog(&cfg, out, top)?;
-    println!("wrote {} ({})", path.display(), cfg.summary());
+    let summary = out.join(format!("{top}.json"));
+    std::fs::write(&summary, pmcg_synth::summary_json(&cfg, top))
+        .map_err(|e| format!("cannot write {}: {e}", summary.display()))?;
+    println!(
+        "wrote {} and {} ({})",
+        path.display(),
+        summary.display(),
+        cfg.summary()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,7 +2,7 @@
 //! pin-level [`Dut`] interface as the native simulation and the reference model.
 //!
 //! ```text
-//!   PmcgConfig ──emit_verilog──► smmu_pmcg.v ──VerilatedModel::build (cached)──► libvdut.so
+//!   PmcgConfig ──emit_verilog──► smmu_pmcg.v (AMBA-named wrapper + rust-hdl core) ──VerilatedModel::build (cached)──► libvdut.so
 //!   PinInputs ──► port pointers ──► pclk=0 eval ──► outputs ──► pclk=1 eval
 //! ```
 
@@ -82,27 +82,27 @@ impl VerilatorDut {
         let lanes = (0..cfg.lanes)
             .map(|l| {
                 Ok(LanePorts {
-                    valid: port(&format!("lane_valid${l}"))?,
-                    events: port(&format!("lane_events${l}"))?,
-                    sid: port(&format!("lane_sid${l}"))?,
-                    ss: port(&format!("lane_ss${l}"))?,
+                    valid: port(&format!("LANE{l}_VALID"))?,
+                    events: port(&format!("LANE{l}_EVENTS"))?,
+                    sid: port(&format!("LANE{l}_SID"))?,
+                    ss: port(&format!("LANE{l}_SS"))?,
                 })
             })
             .collect::<Result<Vec<_>, VdutError>>()?;
         Ok(VerilatorDut {
-            pclk: port("pclk")?,
-            presetn: port("presetn")?,
-            psel: port("psel")?,
-            penable: port("penable")?,
-            pwrite: port("pwrite")?,
-            paddr: port("paddr")?,
-            pwdata: port("pwdata")?,
-            pstrb: port("pstrb")?,
-            pprot: port("pprot")?,
-            prdata: port("prdata")?,
-            pready: port("pready")?,
-            pslverr: port("pslverr")?,
-            irq: port("irq")?,
+            pclk: port("PCLK")?,
+            presetn: port("PRESETn")?,
+            psel: port("PSEL")?,
+            penable: port("PENABLE")?,
+            pwrite: port("PWRITE")?,
+            paddr: port("PADDR")?,
+            pwdata: port("PWDATA")?,
+            pstrb: port("PSTRB")?,
+            pprot: port("PPROT")?,
+            prdata: port("PRDATA")?,
+            pready: port("PREADY")?,
+            pslverr: port("PSLVERR")?,
+            irq: port("IRQ")?,
             lanes,
             model,
         })

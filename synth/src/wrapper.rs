@@ -1,0 +1,185 @@
+//! The shipped top module: AMBA-named, flat ports of exactly the configuration's widths, around
+//! the rust-hdl core (whose port names carry rust-hdl's `$` and fixed maximum widths).
+//!
+//! ```text
+//!   smmu_pmcg (this wrapper, ANSI ports)             smmu_pmcg_core (rust-hdl)
+//!   PCLK PRESETn PSEL PENABLE PWRITE PADDR ...  ───►  pclk presetn psel penable ...
+//!   LANE<l>_VALID  LANE<l>_EVENTS[E-1:0]        ───►  lane_valid$l lane_events$l[31:0] (zero-extended)
+//!   LANE<l>_SID[S-1:0] LANE<l>_SS[1:0]          ───►  lane_sid$l[31:0] lane_ss$l
+//!   IRQ                                         ◄───  irq
+//! ```
+//! E = number of lane events of the configuration, S = `sid_bits`. The wrapper is pure wiring.
+
+use pmcg_hdl::config::{PmcgConfig, LANE_EVENT_BITS};
+
+/// Direction of a port of the shipped top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    In,
+    Out,
+}
+
+/// One port of the shipped top module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Port {
+    pub name: String,
+    pub dir: Dir,
+    pub width: u32,
+    /// The core port it connects to.
+    pub core: String,
+    pub doc: String,
+}
+
+fn port(name: impl Into<String>, dir: Dir, width: u32, core: impl Into<String>, doc: &str) -> Port {
+    Port {
+        name: name.into(),
+        dir,
+        width,
+        core: core.into(),
+        doc: doc.to_string(),
+    }
+}
+
+/// The ports of the shipped top for `cfg`, in declaration order.
+pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
+    use Dir::*;
+    let mut p = vec![
+        port("PCLK", In, 1, "pclk", "APB clock; the PMCG's only clock"),
+        port(
+            "PRESETn",
+            In,
+            1,
+            "presetn",
+            "active-low reset, synchronous to PCLK",
+        ),
+        port("PSEL", In, 1, "psel", "APB select"),
+        port("PENABLE", In, 1, "penable", "APB enable (access phase)"),
+        port("PWRITE", In, 1, "pwrite", "APB write"),
+        port(
+            "PADDR",
+            In,
+            32,
+            "paddr",
+            "APB byte address: page 0 at 0, page 1 at page1_offset",
+        ),
+        port("PWDATA", In, 32, "pwdata", "APB write data"),
+        port("PSTRB", In, 4, "pstrb", "APB write byte strobes"),
+        port(
+            "PPROT",
+            In,
+            3,
+            "pprot",
+            "APB protection; PPROT[1]=1 is a Non-secure access",
+        ),
+        port("PRDATA", Out, 32, "prdata", "APB read data (registered)"),
+        port(
+            "PREADY",
+            Out,
+            1,
+            "pready",
+            "APB ready: always 1 (no wait states)",
+        ),
+        port(
+            "PSLVERR",
+            Out,
+            1,
+            "pslverr",
+            "APB error: always 0 (RAZ/WI policy)",
+        ),
+        port(
+            "IRQ",
+            Out,
+            1,
+            "irq",
+            "wired interrupt: one-cycle pulse per qualifying overflow edge",
+        ),
+    ];
+    let events = cfg.lane_event_ids().len() as u32;
+    for l in 0..cfg.lanes {
+        p.push(port(
+            format!("LANE{l}_VALID"),
+            In,
+            1,
+            format!("lane_valid${l}"),
+            "lane carries events this cycle",
+        ));
+        p.push(port(
+            format!("LANE{l}_EVENTS"),
+            In,
+            events,
+            format!("lane_events${l}"),
+            "bit k: event lane_event_ids()[k] occurred",
+        ));
+        p.push(port(
+            format!("LANE{l}_SID"),
+            In,
+            cfg.sid_bits,
+            format!("lane_sid${l}"),
+            "StreamID of the traffic",
+        ));
+        p.push(port(
+            format!("LANE{l}_SS"),
+            In,
+            2,
+            format!("lane_ss${l}"),
+            "security state: 0 Non-secure, 1 Secure, 2 Realm",
+        ));
+    }
+    p
+}
+
+/// Width of each core port the wrapper drives (rust-hdl's fixed widths).
+fn core_width(core: &str) -> u32 {
+    if core.starts_with("lane_events$") || core.starts_with("lane_sid$") {
+        LANE_EVENT_BITS
+    } else if core.starts_with("lane_ss$") {
+        2
+    } else {
+        0 // same as the wrapper port
+    }
+}
+
+fn range(width: u32) -> String {
+    if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    }
+}
+
+/// The wrapper module `top` instantiating the rust-hdl core module `core`.
+pub fn wrapper_verilog(cfg: &PmcgConfig, top: &str, core: &str) -> String {
+    let ports = ports(cfg);
+    let mut v = String::new();
+    v.push_str(&format!(
+        "// {top}: AMBA-named top of the SMMUv3 PMCG ({}).\n",
+        cfg.summary()
+    ));
+    v.push_str(&format!("module {top}(\n"));
+    for (i, p) in ports.iter().enumerate() {
+        let dir = match p.dir {
+            Dir::In => "input  wire",
+            Dir::Out => "output wire",
+        };
+        let sep = if i + 1 < ports.len() { "," } else { "" };
+        let code = format!("    {dir} {:<8}{}{sep}", range(p.width), p.name);
+        v.push_str(&format!("{code:<44} // {}\n", p.doc));
+    }
+    v.push_str(");\n");
+    v.push_str(&format!("    {core} core (\n"));
+    let conns: Vec<String> = ports
+        .iter()
+        .map(|p| {
+            let cw = core_width(&p.core);
+            let expr = if cw > p.width {
+                format!("{{{}'b0, {}}}", cw - p.width, p.name)
+            } else {
+                p.name.clone()
+            };
+            format!("        .{}({})", p.core, expr)
+        })
+        .collect();
+    v.push_str(&conns.join(",\n"));
+    v.push_str("\n    );\nendmodule\n");
+    v
+}
