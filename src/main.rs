@@ -5,9 +5,11 @@
 //!                                  programmed run on the native simulation, checked by the model
 //!   smmu-pmcg sim --script FILE    replay a register-level script (tests/scripts/*.pmcg)
 //!   smmu-pmcg gen ... --out DIR    write the Verilog of a configuration
+//!   smmu-pmcg synth ... [--sweep]  iCE40 resources and clock (Yosys + nextpnr)
 //! ```
 
 mod demo;
+mod synth;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use pmcg_hdl::config::PmcgConfig;
@@ -65,6 +67,29 @@ enum Command {
         #[arg(long, default_value = pmcg_synth::DEFAULT_TOP)]
         top: String,
     },
+    /// Synthesize for the iCE40-HX8K (Yosys + nextpnr-ice40 --hx8k --package cb132) and report
+    /// logic cells, flip-flops, block RAMs and the achieved clock. Exits 1 when timing misses
+    /// `--freq` (naming the critical path), 2 when a tool fails or the design does not fit.
+    Synth {
+        /// Configuration settings, e.g. counters=16 counter_bits=32.
+        #[arg(value_name = "KEY=VALUE")]
+        settings: Vec<String>,
+        /// A file of KEY=VALUE settings.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Requested clock in MHz.
+        #[arg(long, default_value_t = 100.0)]
+        freq: f64,
+        /// Where the flow's files (netlist, logs, report) go.
+        #[arg(long, default_value = "target/synth")]
+        work: PathBuf,
+        /// Run the documented set of configurations and write the table to --report.
+        #[arg(long)]
+        sweep: bool,
+        /// The Markdown file --sweep writes.
+        #[arg(long, default_value = "docs/resources.md")]
+        report: PathBuf,
+    },
     /// The built-in demo (what `smmu-pmcg` with no command runs).
     Demo {
         /// Where the Verilog of the default configuration goes.
@@ -100,6 +125,22 @@ fn main() -> ExitCode {
             out,
             top,
         } => gen(&settings, config.as_deref(), &out, &top),
+        Command::Synth {
+            settings,
+            config,
+            freq,
+            work,
+            sweep,
+            report,
+        } => {
+            if sweep {
+                synth::sweep(freq, &work, &report)
+            } else {
+                config_from(&settings, config.as_deref())
+                    .map_err(Into::into)
+                    .and_then(|cfg| synth::single(&cfg, freq, &work))
+            }
+        }
         Command::Demo { out } => demo::run(&out),
     };
     match result {
@@ -169,13 +210,21 @@ fn settings_from_file(path: &Path) -> Result<Vec<String>, Box<dyn std::error::Er
         .collect())
 }
 
-fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> CliResult {
+/// The configuration given by a settings file (if any) and KEY=VALUE settings (which win).
+fn config_from(
+    settings: &[String],
+    config: Option<&Path>,
+) -> Result<PmcgConfig, Box<dyn std::error::Error>> {
     let mut items = match config {
         Some(p) => settings_from_file(p)?,
         None => Vec::new(),
     };
     items.extend(settings.iter().cloned());
-    let cfg = PmcgConfig::parse_kv(items.iter().map(String::as_str))?;
+    Ok(PmcgConfig::parse_kv(items.iter().map(String::as_str))?)
+}
+
+fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> CliResult {
+    let cfg = config_from(settings, config)?;
     let path = write_verilog(&cfg, out, top)?;
     let summary = out.join(format!("{top}.json"));
     std::fs::write(&summary, pmcg_synth::summary_json(&cfg, top))

@@ -1,0 +1,290 @@
+//! Strict iCE40 flow: Yosys `synth_ice40`, then `nextpnr-ice40 --hx8k --package cb132 --freq F`,
+//! reporting logic cells, flip-flops, block RAMs and the achieved clock of one configuration.
+//! Unlike rust-hdl's Alchitry helper it checks every exit code and the requested frequency.
+//!
+//! ```text
+//!   emit_verilog(cfg) + resource harness ──yosys synth_ice40──► netlist.json ──nextpnr-ice40──► report.json
+//!   harness: SIN ─► shift register ─► every PMCG input;  every PMCG output ─► registers ─► XOR ─► SOUT
+//! ```
+//! The PMCG has more I/O bits than the cb132 package has pins, so it is measured inside a harness
+//! with three pins (PCLK, SIN, SOUT) that keeps every input-to-register path real and every
+//! output observable (nothing is optimised away). The harness's own flip-flops are reported.
+
+use crate::wrapper::{ports, Dir};
+use crate::{emit_verilog, DEFAULT_TOP};
+use pmcg_hdl::config::PmcgConfig;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The iCE40 part of the Alchitry Cu.
+pub const DEVICE_ARGS: [&str; 3] = ["--hx8k", "--package", "cb132"];
+
+/// What one flow run measured.
+#[derive(Clone, Debug)]
+pub struct SynthReport {
+    pub config: String,
+    pub logic_cells: u64,
+    pub logic_cells_available: u64,
+    /// Flip-flops of the whole netlist, harness included.
+    pub flip_flops: u64,
+    /// Flip-flops the harness adds (input shift register, output registers, SOUT).
+    pub harness_flip_flops: u64,
+    pub block_rams: u64,
+    /// Achieved clock in MHz and the requested one.
+    pub fmax_mhz: f64,
+    pub target_mhz: f64,
+    /// The critical path (from → to) as nextpnr names it.
+    pub critical_path: String,
+}
+
+impl SynthReport {
+    pub fn timing_met(&self) -> bool {
+        self.fmax_mhz >= self.target_mhz
+    }
+}
+
+/// Why the flow did not produce a report.
+#[derive(Debug)]
+pub enum FlowError {
+    /// A tool is missing: the Debian package to install.
+    Missing {
+        tool: String,
+        package: String,
+    },
+    /// A tool failed: its name, what failed, and the end of its log.
+    Tool {
+        tool: String,
+        what: String,
+        log_tail: String,
+    },
+    Io(std::io::Error),
+    Emit(crate::EmitError),
+}
+
+impl std::fmt::Display for FlowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FlowError::Missing { tool, package } => {
+                write!(f, "{tool} not found: install the Debian package `{package}` (scripts/install-deps.sh)")
+            }
+            FlowError::Tool {
+                tool,
+                what,
+                log_tail,
+            } => write!(f, "{tool}: {what}\n{log_tail}"),
+            FlowError::Io(e) => write!(f, "{e}"),
+            FlowError::Emit(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for FlowError {}
+
+impl From<std::io::Error> for FlowError {
+    fn from(e: std::io::Error) -> Self {
+        FlowError::Io(e)
+    }
+}
+
+/// The resource harness around the shipped top, and how many flip-flops it adds.
+pub fn harness_verilog(cfg: &PmcgConfig) -> (String, u64) {
+    let ports = ports(cfg);
+    let ins: Vec<_> = ports
+        .iter()
+        .filter(|p| p.dir == Dir::In && p.name != "PCLK")
+        .collect();
+    let outs: Vec<_> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
+    let n_in: u32 = ins.iter().map(|p| p.width).sum();
+    let n_out: u32 = outs.iter().map(|p| p.width).sum();
+    let mut v = String::new();
+    v.push_str("// Resource harness: three pins, every PMCG input from a shift register, every output observed.\n");
+    v.push_str("module pmcg_harness(input wire PCLK, input wire SIN, output reg SOUT);\n");
+    v.push_str(&format!(
+        "    reg [{}:0] sh;\n    wire [{}:0] outs;\n    reg [{}:0] oq;\n",
+        n_in - 1,
+        n_out - 1,
+        n_out - 1
+    ));
+    v.push_str(&format!("    always @(posedge PCLK) begin\n        sh <= {{sh[{}:0], SIN}};\n        oq <= outs;\n        SOUT <= ^oq;\n    end\n", n_in - 2));
+    v.push_str(&format!("    {DEFAULT_TOP} dut (\n        .PCLK(PCLK)"));
+    let mut bit = 0;
+    for p in ins {
+        v.push_str(&format!(
+            ",\n        .{}(sh[{}:{}])",
+            p.name,
+            bit + p.width - 1,
+            bit
+        ));
+        bit += p.width;
+    }
+    let mut bit = 0;
+    for p in outs {
+        v.push_str(&format!(
+            ",\n        .{}(outs[{}:{}])",
+            p.name,
+            bit + p.width - 1,
+            bit
+        ));
+        bit += p.width;
+    }
+    v.push_str("\n    );\nendmodule\n");
+    (v, (n_in + n_out + 1) as u64)
+}
+
+fn require(tool: &str, package: &str) -> Result<(), FlowError> {
+    match Command::new(tool).arg("-V").output() {
+        Ok(_) => Ok(()),
+        Err(_) => Err(FlowError::Missing {
+            tool: tool.into(),
+            package: package.into(),
+        }),
+    }
+}
+
+fn tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Runs the flow for `cfg` at `target_mhz` in `work` (created; files kept for inspection).
+pub fn run(cfg: &PmcgConfig, target_mhz: f64, work: &Path) -> Result<SynthReport, FlowError> {
+    require("yosys", "yosys")?;
+    require("nextpnr-ice40", "nextpnr-ice40")?;
+    std::fs::create_dir_all(work)?;
+    let pmcg = work.join("smmu_pmcg.v");
+    let harness = work.join("harness.v");
+    std::fs::write(
+        &pmcg,
+        emit_verilog(cfg, DEFAULT_TOP).map_err(FlowError::Emit)?,
+    )?;
+    let (harness_text, harness_ffs) = harness_verilog(cfg);
+    std::fs::write(&harness, harness_text)?;
+    let netlist = work.join("netlist.json");
+    let stat = work.join("stat.txt");
+    let ylog = work.join("yosys.log");
+    let script = format!(
+        "read_verilog {} {}; synth_ice40 -top pmcg_harness -json {}; tee -q -o {} stat",
+        pmcg.display(),
+        harness.display(),
+        netlist.display(),
+        stat.display()
+    );
+    let y = Command::new("yosys")
+        .args(["-q", "-l"])
+        .arg(&ylog)
+        .args(["-p", &script])
+        .output()?;
+    if !y.status.success() {
+        return Err(FlowError::Tool {
+            tool: "yosys".into(),
+            what: "synth_ice40 failed".into(),
+            log_tail: tail(&ylog, 20),
+        });
+    }
+    let stat_text = std::fs::read_to_string(&stat)?;
+    let count_cells = |prefix: &str| -> u64 {
+        stat_text
+            .lines()
+            .filter_map(|l| {
+                let mut it = l.split_whitespace();
+                let name = it.next()?;
+                let n = it.next()?.parse::<u64>().ok()?;
+                name.starts_with(prefix).then_some(n)
+            })
+            .sum()
+    };
+    let flip_flops = count_cells("SB_DFF");
+    let report = work.join("report.json");
+    let nlog = work.join("nextpnr.log");
+    let n = Command::new("nextpnr-ice40")
+        .args(DEVICE_ARGS)
+        .args([
+            "--freq",
+            &format!("{target_mhz}"),
+            "--timing-allow-fail",
+            "--pcf-allow-unconstrained",
+            "--json",
+        ])
+        .arg(&netlist)
+        .arg("--report")
+        .arg(&report)
+        .arg("-l")
+        .arg(&nlog)
+        .arg("-q")
+        .output()?;
+    if !n.status.success() {
+        let log = tail(&nlog, 12);
+        let what = if log.contains("Unable to place")
+            || log.contains("exceeds")
+            || log.contains("too many")
+        {
+            "placement failed: the design does not fit the iCE40-HX8K".to_string()
+        } else {
+            "place and route failed".to_string()
+        };
+        return Err(FlowError::Tool {
+            tool: "nextpnr-ice40".into(),
+            what,
+            log_tail: log,
+        });
+    }
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report)?)
+        .map_err(|e| FlowError::Tool {
+            tool: "nextpnr-ice40".into(),
+            what: format!("unreadable report {}: {e}", report.display()),
+            log_tail: String::new(),
+        })?;
+    let util = |cell: &str, key: &str| json["utilization"][cell][key].as_u64().unwrap_or(0);
+    // The only clock is PCLK; take the lowest achieved frequency over reported clocks.
+    let fmax_mhz = json["fmax"]
+        .as_object()
+        .map(|m| {
+            m.values()
+                .filter_map(|c| c["achieved"].as_f64())
+                .fold(f64::INFINITY, f64::min)
+        })
+        .filter(|f| f.is_finite())
+        .unwrap_or(0.0);
+    // Name the critical path by its first and last cells and the nets it crosses (the report's
+    // `from`/`to` only name clock domains).
+    let critical_path = json["critical_paths"]
+        .as_array()
+        .and_then(|paths| paths.first())
+        .and_then(|p| p["path"].as_array())
+        .map(|segs| {
+            let first = segs
+                .first()
+                .and_then(|s| s["to"]["cell"].as_str())
+                .unwrap_or("?");
+            let last = segs
+                .last()
+                .and_then(|s| s["to"]["cell"].as_str())
+                .unwrap_or("?");
+            let nets: Vec<&str> = segs.iter().filter_map(|s| s["net"].as_str()).collect();
+            let through = nets
+                .iter()
+                .step_by((nets.len() / 6).max(1))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" > ");
+            format!("{first} -> {last} ({} segments, via {through})", segs.len())
+        })
+        .unwrap_or_else(|| "(none reported)".into());
+    Ok(SynthReport {
+        config: cfg.summary(),
+        logic_cells: util("ICESTORM_LC", "used"),
+        logic_cells_available: util("ICESTORM_LC", "available"),
+        flip_flops,
+        harness_flip_flops: harness_ffs,
+        block_rams: util("ICESTORM_RAM", "used"),
+        fmax_mhz,
+        target_mhz,
+        critical_path,
+    })
+}
+
+/// Default work directory for a configuration's flow files.
+pub fn work_dir(root: &Path, cfg: &PmcgConfig) -> PathBuf {
+    root.join(format!("synth-{}x{}", cfg.counters, cfg.counter_bits))
+}
