@@ -137,7 +137,6 @@ fn main() -> ExitCode {
                 synth::sweep(freq, &work, &report)
             } else {
                 config_from(&settings, config.as_deref())
-                    .map_err(Into::into)
                     .and_then(|cfg| synth::single(&cfg, freq, &work))
             }
         }

@@ -36,8 +36,10 @@ pub struct EventCounter {
     pub wr_evtyper: Signal<In, Bit>,
     /// Write SMRn from `wdata`.
     pub wr_smr: Signal<In, Bit>,
-    /// Write data, already merged with the old value per PSTRB.
+    /// Write data of the value and SMRn, already merged with the old value per PSTRB.
     pub wdata: Signal<In, Bits<32>>,
+    /// Write data of EVTYPERn, already merged per PSTRB (decoded in `wr_is_cycle/..`).
+    pub evt_wdata: Signal<In, Bits<32>>,
     pub wr_is_cycle: Signal<In, Bit>,
     pub wr_is_lane: Signal<In, Bit>,
     pub wr_lane_bit: Signal<In, Bits<5>>,
@@ -72,6 +74,9 @@ pub struct EventCounter {
     is_cycle_r: DFF<Bit>,
     is_lane_r: DFF<Bit>,
     lane_bit_r: DFF<Bits<5>>,
+    /// lo[31:4] are all ones: the only state from which an increment of at most 15 carries.
+    lo_near_top_r: DFF<Bit>,
+    lo_next: Signal<Local, Bits<32>>,
     carry: Signal<Local, Bit>,
     hi_at_max: Signal<Local, Bit>,
 }
@@ -94,6 +99,7 @@ impl EventCounter {
             wr_evtyper: Default::default(),
             wr_smr: Default::default(),
             wdata: Default::default(),
+            evt_wdata: Default::default(),
             wr_is_cycle: Default::default(),
             wr_is_lane: Default::default(),
             wr_lane_bit: Default::default(),
@@ -119,6 +125,8 @@ impl EventCounter {
             is_cycle_r: Default::default(),
             is_lane_r: Default::default(),
             lane_bit_r: Default::default(),
+            lo_near_top_r: Default::default(),
+            lo_next: Default::default(),
             carry: Default::default(),
             hi_at_max: Default::default(),
         }
@@ -129,13 +137,28 @@ impl Logic for EventCounter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, is_cycle_r, is_lane_r, lane_bit_r
+            self,
+            clock,
+            lo_r,
+            hi_r,
+            pend_r,
+            evtyper_r,
+            smr_r,
+            is_cycle_r,
+            is_lane_r,
+            lane_bit_r,
+            lo_near_top_r
         );
-        // Carry out of the low word: lo + inc > 0xFFFF_FFFF  <=>  inc > !lo.
-        self.carry.next = self.inc.val() > (!self.lo_r.q.val());
+        // Carry out of the low word. `inc` is at most MAX_LANES (8) < 16, so lo + inc carries
+        // exactly when lo[31:4] are all ones (registered one edge ahead) and lo[3:0] + inc > 15:
+        // a 4-bit add instead of a 32-bit compare behind the event adder.
+        // 5-bit operands (sum <= 23) so synthesis builds a 5-bit adder, not a 32-bit one.
+        self.carry.next = self.lo_near_top_r.q.val()
+            & ((bit_cast::<5, 32>(self.lo_r.q.val() & 15) + bit_cast::<5, 32>(self.inc.val()))
+                > 15);
         self.hi_at_max.next = ((!self.pend_r.q.val()) & (self.hi_r.q.val() == self.hi_max.val()))
             | (self.pend_r.q.val() & (self.hi_r.q.val() == self.hi_max_less_one.val()));
-        self.lo_r.d.next = self.lo_r.q.val() + self.inc.val();
+        self.lo_next.next = self.lo_r.q.val() + self.inc.val();
         self.hi_r.d.next = (self.hi_r.q.val() + self.pend_r.q.val()) & self.hi_max.val();
         self.pend_r.d.next = self.carry.val() & self.wide.val();
         // 10.2.1: overflow is the carry out of the counter width; the counter wraps and goes on.
@@ -143,18 +166,18 @@ impl Logic for EventCounter {
         // 10.5.2.1: a write replaces its word and the counter skips this edge's events; a write
         // never overflows.
         if self.wr_lo.val() {
-            self.lo_r.d.next = self.wdata.val();
+            self.lo_next.next = self.wdata.val();
             self.pend_r.d.next = false;
             self.ovf.next = false;
         }
         if self.wr_hi.val() {
-            self.lo_r.d.next = self.lo_r.q.val();
+            self.lo_next.next = self.lo_r.q.val();
             self.hi_r.d.next = self.wdata.val() & self.hi_max.val();
             self.pend_r.d.next = false;
             self.ovf.next = false;
         }
         if self.wr_evtyper.val() {
-            self.evtyper_r.d.next = self.wdata.val() & self.evtyper_wmask.val();
+            self.evtyper_r.d.next = self.evt_wdata.val() & self.evtyper_wmask.val();
             self.is_cycle_r.d.next = self.wr_is_cycle.val();
             self.is_lane_r.d.next = self.wr_is_lane.val();
             self.lane_bit_r.d.next = self.wr_lane_bit.val();
@@ -164,7 +187,7 @@ impl Logic for EventCounter {
         }
         // EVTYPER resets to 0, and event 0 counts cycles.
         if self.rst.val() {
-            self.lo_r.d.next = 0.into();
+            self.lo_next.next = 0.into();
             self.hi_r.d.next = 0.into();
             self.pend_r.d.next = false;
             self.evtyper_r.d.next = 0.into();
@@ -174,6 +197,8 @@ impl Logic for EventCounter {
             self.lane_bit_r.d.next = 0.into();
             self.ovf.next = false;
         }
+        self.lo_r.d.next = self.lo_next.val();
+        self.lo_near_top_r.d.next = (self.lo_next.val() & 0xFFFF_FFF0u64) == 0xFFFF_FFF0u64;
         self.lo.next = self.lo_r.q.val();
         self.hi.next = self.hi_r.q.val();
         self.pend.next = self.pend_r.q.val();

@@ -75,12 +75,20 @@ pub struct RegFile {
     ovsset_hi_addr: Constant<Bits<32>>,
     ovsclr_addr: Constant<Bits<32>>,
     ovsclr_hi_addr: Constant<Bits<32>>,
+    /// Array regions: base, region mask (~(extent - 1)), offset mask (extent - 1).
     evc_base: Constant<Bits<32>>,
-    evc_span: Constant<Bits<32>>,
+    evc_region: Constant<Bits<32>>,
+    evc_offset: Constant<Bits<32>>,
     evt_base: Constant<Bits<32>>,
-    evt_span: Constant<Bits<32>>,
+    evt_region: Constant<Bits<32>>,
+    evt_offset: Constant<Bits<32>>,
     smr_base: Constant<Bits<32>>,
-    smr_span: Constant<Bits<32>>,
+    smr_region: Constant<Bits<32>>,
+    smr_offset: Constant<Bits<32>>,
+    /// Implemented counters and SMRs.
+    counters_n: Constant<Bits<32>>,
+    smr_n: Constant<Bits<32>>,
+    evtyper_reset: Constant<Bits<32>>,
     event_mask: Constant<Bits<32>>,
     /// Counter index n, for comparison with decoded indices.
     ctr_index: Vec<Constant<Bits<32>>>,
@@ -107,6 +115,37 @@ pub struct RegFile {
     snap_valid: DFF<Bit>,
     irq_r: DFF<Bit>,
     lane_ev_q: [DFF<Bits<32>>; MAX_LANES as usize],
+    // Address decode registered every cycle (not reset): a write's access cycle uses the decode of
+    // its setup cycle (APB keeps PADDR, PWDATA and PSTRB stable from setup to access), which keeps
+    // the comparators off the write path.
+    d_evc_in: DFF<Bit>,
+    d_evc_hiword: DFF<Bit>,
+    d_evt_in: DFF<Bit>,
+    d_smr_in: DFF<Bit>,
+    d_cr: DFF<Bit>,
+    d_scr: DFF<Bit>,
+    d_irq_ctrl: DFF<Bit>,
+    d_cfg0: DFF<Bit>,
+    d_cfg0_hi: DFF<Bit>,
+    d_cfg1: DFF<Bit>,
+    d_cfg2: DFF<Bit>,
+    d_cntenset: DFF<Bit>,
+    d_cntenset_hi: DFF<Bit>,
+    d_cntenclr: DFF<Bit>,
+    d_cntenclr_hi: DFF<Bit>,
+    d_intenset: DFF<Bit>,
+    d_intenset_hi: DFF<Bit>,
+    d_intenclr: DFF<Bit>,
+    d_intenclr_hi: DFF<Bit>,
+    d_ovsset: DFF<Bit>,
+    d_ovsset_hi: DFF<Bit>,
+    d_ovsclr: DFF<Bit>,
+    d_ovsclr_hi: DFF<Bit>,
+    /// EVTYPER write data merged per PSTRB, and its event decode, computed in the setup cycle.
+    d_evt_wdata: DFF<Bits<32>>,
+    d_dec_is_cycle: DFF<Bit>,
+    d_dec_is_lane: DFF<Bit>,
+    d_dec_lane_bit: DFF<Bits<5>>,
     // Decode.
     word_addr: Signal<Local, Bits<32>>,
     blocked: Signal<Local, Bit>,
@@ -115,14 +154,14 @@ pub struct RegFile {
     wbits: Signal<Local, Bits<32>>,
     w64_lo: Signal<Local, Bits<64>>,
     w64_hi: Signal<Local, Bits<64>>,
-    evc_off: Signal<Local, Bits<32>>,
     evc_in: Signal<Local, Bit>,
     evc_idx: Signal<Local, Bits<32>>,
     evc_hiword: Signal<Local, Bit>,
-    evt_off: Signal<Local, Bits<32>>,
+    evt_idx: Signal<Local, Bits<32>>,
     evt_in: Signal<Local, Bit>,
-    smr_off: Signal<Local, Bits<32>>,
+    smr_idx: Signal<Local, Bits<32>>,
     smr_in: Signal<Local, Bit>,
+    evt_merged: Signal<Local, Bits<32>>,
     sel_lo: Signal<Local, Bits<32>>,
     sel_hi: Signal<Local, Bits<32>>,
     sel_pend: Signal<Local, Bit>,
@@ -245,11 +284,17 @@ impl RegFile {
             ovsclr_addr: c32(addr(RegId::OvsClr0)),
             ovsclr_hi_addr: c32(addr_hi(RegId::OvsClr0)),
             evc_base: c32(map.array_base(RegId::Evcntr(0)) as u64),
-            evc_span: c32(map.counter_stride as u64 * cfg.counters as u64),
+            evc_region: c32(!(map.array_extent(RegId::Evcntr(0)) as u64 - 1) & 0xFFFF_FFFF),
+            evc_offset: c32(map.array_extent(RegId::Evcntr(0)) as u64 - 1),
             evt_base: c32(map.array_base(RegId::Evtyper(0)) as u64),
-            evt_span: c32(4 * cfg.counters as u64),
+            evt_region: c32(!(map.array_extent(RegId::Evtyper(0)) as u64 - 1) & 0xFFFF_FFFF),
+            evt_offset: c32(map.array_extent(RegId::Evtyper(0)) as u64 - 1),
             smr_base: c32(map.array_base(RegId::Smr(0)) as u64),
-            smr_span: c32(4 * smr_count),
+            smr_region: c32(!(map.array_extent(RegId::Smr(0)) as u64 - 1) & 0xFFFF_FFFF),
+            smr_offset: c32(map.array_extent(RegId::Smr(0)) as u64 - 1),
+            counters_n: c32(cfg.counters as u64),
+            smr_n: c32(smr_count),
+            evtyper_reset: c32(reset(RegId::Evtyper(0))),
             event_mask: c32(event_field.mask()),
             ctr_index: (0..n).map(|i| c32(i as u64)).collect(),
             lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
@@ -274,6 +319,33 @@ impl RegFile {
             snap_valid: Default::default(),
             irq_r: Default::default(),
             lane_ev_q: Default::default(),
+            d_evc_in: Default::default(),
+            d_evc_hiword: Default::default(),
+            d_evt_in: Default::default(),
+            d_smr_in: Default::default(),
+            d_cr: Default::default(),
+            d_scr: Default::default(),
+            d_irq_ctrl: Default::default(),
+            d_cfg0: Default::default(),
+            d_cfg0_hi: Default::default(),
+            d_cfg1: Default::default(),
+            d_cfg2: Default::default(),
+            d_cntenset: Default::default(),
+            d_cntenset_hi: Default::default(),
+            d_cntenclr: Default::default(),
+            d_cntenclr_hi: Default::default(),
+            d_intenset: Default::default(),
+            d_intenset_hi: Default::default(),
+            d_intenclr: Default::default(),
+            d_intenclr_hi: Default::default(),
+            d_ovsset: Default::default(),
+            d_ovsset_hi: Default::default(),
+            d_ovsclr: Default::default(),
+            d_ovsclr_hi: Default::default(),
+            d_evt_wdata: Default::default(),
+            d_dec_is_cycle: Default::default(),
+            d_dec_is_lane: Default::default(),
+            d_dec_lane_bit: Default::default(),
             word_addr: Default::default(),
             blocked: Default::default(),
             wr_ok: Default::default(),
@@ -281,14 +353,14 @@ impl RegFile {
             wbits: Default::default(),
             w64_lo: Default::default(),
             w64_hi: Default::default(),
-            evc_off: Default::default(),
             evc_in: Default::default(),
             evc_idx: Default::default(),
             evc_hiword: Default::default(),
-            evt_off: Default::default(),
+            evt_idx: Default::default(),
             evt_in: Default::default(),
-            smr_off: Default::default(),
+            smr_idx: Default::default(),
             smr_in: Default::default(),
+            evt_merged: Default::default(),
             sel_lo: Default::default(),
             sel_hi: Default::default(),
             sel_pend: Default::default(),
@@ -311,8 +383,50 @@ impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, cr, scr, irq_ctrl, irq_ack, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
-            snap, snap_addr, snap_valid, irq_r
+            self,
+            clock,
+            cr,
+            scr,
+            irq_ctrl,
+            irq_ack,
+            cfg0,
+            cfg0_hi,
+            cfg1,
+            cfg2,
+            cnten,
+            inten,
+            ovs,
+            snap,
+            snap_addr,
+            snap_valid,
+            irq_r,
+            d_evc_in,
+            d_evc_hiword,
+            d_evt_in,
+            d_smr_in,
+            d_cr,
+            d_scr,
+            d_irq_ctrl,
+            d_cfg0,
+            d_cfg0_hi,
+            d_cfg1,
+            d_cfg2,
+            d_cntenset,
+            d_cntenset_hi,
+            d_cntenclr,
+            d_cntenclr_hi,
+            d_intenset,
+            d_intenset_hi,
+            d_intenclr,
+            d_intenclr_hi,
+            d_ovsset,
+            d_ovsset_hi,
+            d_ovsclr,
+            d_ovsclr_hi,
+            d_evt_wdata,
+            d_dec_is_cycle,
+            d_dec_is_lane,
+            d_dec_lane_bit
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
@@ -342,20 +456,47 @@ impl Logic for RegFile {
         self.wbits.next = self.req_wdata.val() & self.bmask.val();
         self.w64_lo.next = bit_cast::<64, 32>(self.wbits.val()) & self.bitmap_mask.val();
         self.w64_hi.next = (bit_cast::<64, 32>(self.wbits.val()) << 32) & self.bitmap_mask.val();
-        // Array regions: offset from the base, in range, and index.
-        self.evc_off.next = self.word_addr.val() - self.evc_base.val();
-        self.evc_in.next = self.evc_off.val() < self.evc_span.val();
+        // Array regions: each base is aligned to its extent, so the index is address bits and the
+        // region test a masked compare (no subtraction on the address path).
         if self.wide.val() {
-            self.evc_idx.next = self.evc_off.val() >> 3;
-            self.evc_hiword.next = self.evc_off.val().get_bit(2);
+            self.evc_idx.next = (self.word_addr.val() & self.evc_offset.val()) >> 3;
+            self.evc_hiword.next = self.word_addr.val().get_bit(2);
         } else {
-            self.evc_idx.next = self.evc_off.val() >> 2;
+            self.evc_idx.next = (self.word_addr.val() & self.evc_offset.val()) >> 2;
             self.evc_hiword.next = false;
         }
-        self.evt_off.next = self.word_addr.val() - self.evt_base.val();
-        self.evt_in.next = self.evt_off.val() < self.evt_span.val();
-        self.smr_off.next = self.word_addr.val() - self.smr_base.val();
-        self.smr_in.next = self.smr_off.val() < self.smr_span.val();
+        self.evc_in.next = ((self.word_addr.val() & self.evc_region.val()) == self.evc_base.val())
+            & (self.evc_idx.val() < self.counters_n.val());
+        self.evt_idx.next = (self.word_addr.val() & self.evt_offset.val()) >> 2;
+        self.evt_in.next = ((self.word_addr.val() & self.evt_region.val()) == self.evt_base.val())
+            & (self.evt_idx.val() < self.counters_n.val());
+        self.smr_idx.next = (self.word_addr.val() & self.smr_offset.val()) >> 2;
+        self.smr_in.next = ((self.word_addr.val() & self.smr_region.val()) == self.smr_base.val())
+            & (self.smr_idx.val() < self.smr_n.val());
+        // Registered decode for the access cycle.
+        self.d_evc_in.d.next = self.evc_in.val();
+        self.d_evc_hiword.d.next = self.evc_hiword.val();
+        self.d_evt_in.d.next = self.evt_in.val();
+        self.d_smr_in.d.next = self.smr_in.val();
+        self.d_cr.d.next = self.word_addr.val() == self.cr_addr.val();
+        self.d_scr.d.next = self.word_addr.val() == self.scr_addr.val();
+        self.d_irq_ctrl.d.next = self.word_addr.val() == self.irq_ctrl_addr.val();
+        self.d_cfg0.d.next = self.word_addr.val() == self.cfg0_addr.val();
+        self.d_cfg0_hi.d.next = self.word_addr.val() == self.cfg0_hi_addr.val();
+        self.d_cfg1.d.next = self.word_addr.val() == self.cfg1_addr.val();
+        self.d_cfg2.d.next = self.word_addr.val() == self.cfg2_addr.val();
+        self.d_cntenset.d.next = self.word_addr.val() == self.cntenset_addr.val();
+        self.d_cntenset_hi.d.next = self.word_addr.val() == self.cntenset_hi_addr.val();
+        self.d_cntenclr.d.next = self.word_addr.val() == self.cntenclr_addr.val();
+        self.d_cntenclr_hi.d.next = self.word_addr.val() == self.cntenclr_hi_addr.val();
+        self.d_intenset.d.next = self.word_addr.val() == self.intenset_addr.val();
+        self.d_intenset_hi.d.next = self.word_addr.val() == self.intenset_hi_addr.val();
+        self.d_intenclr.d.next = self.word_addr.val() == self.intenclr_addr.val();
+        self.d_intenclr_hi.d.next = self.word_addr.val() == self.intenclr_hi_addr.val();
+        self.d_ovsset.d.next = self.word_addr.val() == self.ovsset_addr.val();
+        self.d_ovsset_hi.d.next = self.word_addr.val() == self.ovsset_hi_addr.val();
+        self.d_ovsclr.d.next = self.word_addr.val() == self.ovsclr_addr.val();
+        self.d_ovsclr_hi.d.next = self.word_addr.val() == self.ovsclr_hi_addr.val();
         // The addressed counter's registers (for reads and for PSTRB merges).
         self.sel_lo.next = 0.into();
         self.sel_hi.next = 0.into();
@@ -368,10 +509,10 @@ impl Logic for RegFile {
                 self.sel_hi.next = self.ctr[n].hi.val();
                 self.sel_pend.next = self.ctr[n].pend.val();
             }
-            if (self.evt_off.val() >> 2) == self.ctr_index[n].val() {
+            if self.evt_idx.val() == self.ctr_index[n].val() {
                 self.sel_evtyper.next = self.ctr[n].evtyper.val();
             }
-            if (self.smr_off.val() >> 2) == self.ctr_index[n].val() {
+            if self.smr_idx.val() == self.ctr_index[n].val() {
                 self.sel_smr.next = self.ctr[n].smr.val();
             }
         }
@@ -385,22 +526,32 @@ impl Logic for RegFile {
                 self.ctr_wdata.next = (self.sel_lo.val() & (!self.bmask.val())) | self.wbits.val();
             }
         }
-        if self.evt_in.val() {
-            self.ctr_wdata.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
-        }
         if self.smr_in.val() {
             self.ctr_wdata.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
         }
-        // Event decode of an EVTYPER write: cycle event, a lane event bit, or unsupported.
-        self.dec_is_cycle.next = (self.ctr_wdata.val() & self.event_mask.val()) == 0;
+        // EVTYPER write data, merged per PSTRB in the setup cycle (only APB writes change EVTYPER,
+        // and a reset at the setup edge leaves the reset value to merge with), and its event
+        // decode: cycle event, a lane event bit, or unsupported.
+        if self.rst.val() {
+            self.evt_merged.next =
+                (self.evtyper_reset.val() & (!self.bmask.val())) | self.wbits.val();
+        } else {
+            self.evt_merged.next =
+                (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
+        }
+        self.dec_is_cycle.next = (self.evt_merged.val() & self.event_mask.val()) == 0;
         self.dec_is_lane.next = false;
         self.dec_lane_bit.next = 0.into();
         for k in 0..self.lane_ev_id.len() {
-            if (self.ctr_wdata.val() & self.event_mask.val()) == self.lane_ev_id[k].val() {
+            if (self.evt_merged.val() & self.event_mask.val()) == self.lane_ev_id[k].val() {
                 self.dec_is_lane.next = true;
                 self.dec_lane_bit.next = self.lane_ev_bit[k].val();
             }
         }
+        self.d_evt_wdata.d.next = self.evt_merged.val();
+        self.d_dec_is_cycle.d.next = self.dec_is_cycle.val();
+        self.d_dec_is_lane.d.next = self.dec_is_lane.val();
+        self.d_dec_lane_bit.d.next = self.dec_lane_bit.val();
         // ---- Lane input stage ---------------------------------------------------------------
         for l in 0..self.lane_ev_q.len() {
             self.lane_ev_q[l].clock.next = self.clock.val();
@@ -437,38 +588,39 @@ impl Logic for RegFile {
                 }
             }
             self.ctr[n].wr_lo.next = self.wr_ok.val()
-                & self.evc_in.val()
-                & (!self.evc_hiword.val())
+                & self.d_evc_in.q.val()
+                & (!self.d_evc_hiword.q.val())
                 & (self.evc_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wr_hi.next = self.wr_ok.val()
-                & self.evc_in.val()
-                & self.evc_hiword.val()
+                & self.d_evc_in.q.val()
+                & self.d_evc_hiword.q.val()
                 & (self.evc_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wr_evtyper.next = self.wr_ok.val()
-                & self.evt_in.val()
-                & ((self.evt_off.val() >> 2) == self.ctr_index[n].val());
+                & self.d_evt_in.q.val()
+                & (self.evt_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wr_smr.next = self.wr_ok.val()
-                & self.smr_in.val()
-                & ((self.smr_off.val() >> 2) == self.ctr_index[n].val());
+                & self.d_smr_in.q.val()
+                & (self.smr_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wdata.next = self.ctr_wdata.val();
-            self.ctr[n].wr_is_cycle.next = self.dec_is_cycle.val();
-            self.ctr[n].wr_is_lane.next = self.dec_is_lane.val();
-            self.ctr[n].wr_lane_bit.next = self.dec_lane_bit.val();
+            self.ctr[n].evt_wdata.next = self.d_evt_wdata.q.val();
+            self.ctr[n].wr_is_cycle.next = self.d_dec_is_cycle.q.val();
+            self.ctr[n].wr_is_lane.next = self.d_dec_is_lane.q.val();
+            self.ctr[n].wr_lane_bit.next = self.d_dec_lane_bit.q.val();
             self.ovf_pack.bits[n].next = self.ctr[n].ovf.val();
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Control registers (writable bits and resets from the register map) ----------------
-        if self.wr_ok.val() & (self.word_addr.val() == self.cr_addr.val()) {
+        if self.wr_ok.val() & self.d_cr.q.val() {
             self.cr.d.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.cr_wmask.val());
         }
         // SCR is Secure-only (10.5.2.12).
-        if self.wr_ok.val() & (!self.req_ns.val()) & (self.word_addr.val() == self.scr_addr.val()) {
+        if self.wr_ok.val() & (!self.req_ns.val()) & self.d_scr.q.val() {
             self.scr.d.next = (self.scr.q.val() & (!(self.scr_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.scr_wmask.val());
         }
         // IRQ_CTRLACK follows IRQ_CTRL at the write edge (no MSI can be outstanding yet).
-        if self.wr_ok.val() & (self.word_addr.val() == self.irq_ctrl_addr.val()) {
+        if self.wr_ok.val() & self.d_irq_ctrl.q.val() {
             self.irq_ctrl.d.next = (self.irq_ctrl.q.val()
                 & (!(self.irq_ctrl_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.irq_ctrl_wmask.val());
@@ -480,63 +632,63 @@ impl Logic for RegFile {
         self.guarded.next =
             ((self.irq_ctrl.q.val() | self.irq_ack.q.val()) & self.irqen_mask.val()).any();
         if self.wr_ok.val() & (!self.guarded.val()) {
-            if self.word_addr.val() == self.cfg0_addr.val() {
+            if self.d_cfg0.q.val() {
                 self.cfg0.d.next = (self.cfg0.q.val()
                     & (!(self.cfg0_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg0_wmask.val());
             }
-            if self.word_addr.val() == self.cfg0_hi_addr.val() {
+            if self.d_cfg0_hi.q.val() {
                 self.cfg0_hi.d.next = (self.cfg0_hi.q.val()
                     & (!(self.cfg0_hi_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg0_hi_wmask.val());
             }
-            if self.word_addr.val() == self.cfg1_addr.val() {
+            if self.d_cfg1.q.val() {
                 self.cfg1.d.next = (self.cfg1.q.val()
                     & (!(self.cfg1_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg1_wmask.val());
             }
-            if self.word_addr.val() == self.cfg2_addr.val() {
+            if self.d_cfg2.q.val() {
                 self.cfg2.d.next = (self.cfg2.q.val()
                     & (!(self.cfg2_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg2_wmask.val());
             }
         }
         // ---- Bitmaps: one storage each, W1S/W1C views; an overflow beats a same-edge clear ----
-        if self.wr_ok.val() & (self.word_addr.val() == self.cntenset_addr.val()) {
+        if self.wr_ok.val() & self.d_cntenset.q.val() {
             self.cnten.d.next = self.cnten.q.val() | self.w64_lo.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.cntenset_hi_addr.val()) {
+        if self.wr_ok.val() & self.d_cntenset_hi.q.val() {
             self.cnten.d.next = self.cnten.q.val() | self.w64_hi.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.cntenclr_addr.val()) {
+        if self.wr_ok.val() & self.d_cntenclr.q.val() {
             self.cnten.d.next = self.cnten.q.val() & (!self.w64_lo.val());
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.cntenclr_hi_addr.val()) {
+        if self.wr_ok.val() & self.d_cntenclr_hi.q.val() {
             self.cnten.d.next = self.cnten.q.val() & (!self.w64_hi.val());
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.intenset_addr.val()) {
+        if self.wr_ok.val() & self.d_intenset.q.val() {
             self.inten.d.next = self.inten.q.val() | self.w64_lo.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.intenset_hi_addr.val()) {
+        if self.wr_ok.val() & self.d_intenset_hi.q.val() {
             self.inten.d.next = self.inten.q.val() | self.w64_hi.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.intenclr_addr.val()) {
+        if self.wr_ok.val() & self.d_intenclr.q.val() {
             self.inten.d.next = self.inten.q.val() & (!self.w64_lo.val());
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.intenclr_hi_addr.val()) {
+        if self.wr_ok.val() & self.d_intenclr_hi.q.val() {
             self.inten.d.next = self.inten.q.val() & (!self.w64_hi.val());
         }
         self.ovs.d.next = self.ovs.q.val() | self.ovf_vec.val();
-        if self.wr_ok.val() & (self.word_addr.val() == self.ovsset_addr.val()) {
+        if self.wr_ok.val() & self.d_ovsset.q.val() {
             self.ovs.d.next = self.ovs.q.val() | self.w64_lo.val() | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.ovsset_hi_addr.val()) {
+        if self.wr_ok.val() & self.d_ovsset_hi.q.val() {
             self.ovs.d.next = self.ovs.q.val() | self.w64_hi.val() | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_addr.val()) {
+        if self.wr_ok.val() & self.d_ovsclr.q.val() {
             self.ovs.d.next = (self.ovs.q.val() & (!self.w64_lo.val())) | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_hi_addr.val()) {
+        if self.wr_ok.val() & self.d_ovsclr_hi.q.val() {
             self.ovs.d.next = (self.ovs.q.val() & (!self.w64_hi.val())) | self.ovf_vec.val();
         }
         // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set.

@@ -165,6 +165,12 @@ pub mod offset {
     pub const CIDR0: u32 = 0xFF0;
     /// Size of one page.
     pub const PAGE_SIZE: u32 = 0x1000;
+    /// Address extent of each array region (10.5.1: EVCNTR 0x000-0x1FF, EVTYPER 0x400-0x4FF,
+    /// SVR 0x600-0x7FF, SMR 0xA00-0xAFF). Each base is aligned to its extent.
+    pub const EVCNTR_EXTENT: u32 = 0x200;
+    pub const EVTYPER_EXTENT: u32 = 0x100;
+    pub const SVR_EXTENT: u32 = 0x200;
+    pub const SMR_EXTENT: u32 = 0x100;
 }
 
 /// AIDR value: SMMUv3.3 PMCG (10.5.2.26).
@@ -611,6 +617,17 @@ impl RegisterMap {
             .unwrap_or(0)
     }
 
+    /// Address extent of an array register's region (a power of two its base is aligned to).
+    pub fn array_extent(&self, id: RegId) -> u32 {
+        match id {
+            RegId::Evcntr(_) => offset::EVCNTR_EXTENT,
+            RegId::Svr(_) => offset::SVR_EXTENT,
+            RegId::Evtyper(_) => offset::EVTYPER_EXTENT,
+            RegId::Smr(_) => offset::SMR_EXTENT,
+            _ => panic!("{id:?} is not an array register"),
+        }
+    }
+
     /// Address of the first element of an array register (EVCNTR0, EVTYPER0, SVR0, SMR0),
     /// computed even when the configuration does not implement it.
     pub fn array_base(&self, id: RegId) -> u32 {
@@ -654,6 +671,37 @@ mod tests {
             "page 0 counter location is RES0 when relocated"
         );
         assert_eq!(m.reg(RegId::Cfgr).reset(), 0x0070_3F3F);
+    }
+
+    #[test]
+    fn arrays_fit_their_aligned_extents() {
+        for cfg in [
+            PmcgConfig::default(),
+            PmcgConfig::parse_kv(["counter_bits=32", "reloc_ctrs=off"]).unwrap(),
+        ] {
+            let m = RegisterMap::new(&cfg);
+            for id in [
+                RegId::Evcntr(0),
+                RegId::Evtyper(0),
+                RegId::Svr(0),
+                RegId::Smr(0),
+            ] {
+                let (base, extent) = (m.array_base(id), m.array_extent(id));
+                assert!(extent.is_power_of_two() && base % extent == 0, "{id:?}");
+                for r in m
+                    .regs
+                    .iter()
+                    .filter(|r| std::mem::discriminant(&r.id) == std::mem::discriminant(&id))
+                {
+                    let end = r.addr + r.bits / 8;
+                    assert!(
+                        r.addr >= base && end <= base + extent,
+                        "{} outside its extent",
+                        r.name
+                    );
+                }
+            }
+        }
     }
 
     #[test]
