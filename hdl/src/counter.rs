@@ -1,7 +1,9 @@
 //! `EventCounter`: one PMCG counter (10.5.2.1) with its EVTYPERn and SMRn storage.
 //!
 //! ```text
-//!            inc[31:0] (0..=8 events this edge, already gated by CR.E & CNTEN[n])
+//!   matched (lanes carrying the selected event) ──► match_q ──┐
+//!   + (EVENT = 0 next cycle) ─────────────────────────────────┘
+//!   en (CR.E & CNTEN[n]) ────────────────────────────────────► inc = en ? match_q : 0
 //!               │
 //!   ┌───────────▼──────────┐  carry   ┌──────────────┐
 //!   │ lo[31:0] += inc      ├─────────►│ pend (1 bit) │──► hi += pend next edge
@@ -26,8 +28,10 @@ pub struct EventCounter {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (active high).
     pub rst: Signal<In, Bit>,
-    /// Events to add at this edge.
-    pub inc: Signal<In, Bits<32>>,
+    /// Lanes carrying this counter's selected event this cycle (the match stage's input).
+    pub matched: Signal<In, Bits<32>>,
+    /// CR.E & CNTEN[n] in this cycle: the counter counts at this edge.
+    pub en: Signal<In, Bit>,
     /// Write the low word of the value from `wdata` (no counting at this edge).
     pub wr_lo: Signal<In, Bit>,
     /// Write the high word of the value from `wdata` (no counting at this edge).
@@ -51,8 +55,6 @@ pub struct EventCounter {
     pub pend: Signal<Out, Bit>,
     pub evtyper: Signal<Out, Bits<32>>,
     pub smr: Signal<Out, Bits<32>>,
-    /// EVTYPER.EVENT is 0: count clock cycles.
-    pub is_cycle: Signal<Out, Bit>,
     /// EVTYPER.EVENT is a supported lane event, carried on lane event bit `lane_bit`.
     pub is_lane: Signal<Out, Bit>,
     pub lane_bit: Signal<Out, Bits<5>>,
@@ -74,8 +76,12 @@ pub struct EventCounter {
     is_cycle_r: DFF<Bit>,
     is_lane_r: DFF<Bit>,
     lane_bit_r: DFF<Bits<5>>,
-    /// lo[31:4] are all ones: the only state from which an increment of at most 15 carries.
-    lo_near_top_r: DFF<Bit>,
+    /// Match stage: lanes that carried the event last cycle under last cycle's selection, plus 1
+    /// when EVENT = 0 in this cycle.
+    match_q: DFF<Bits<4>>,
+    /// Events added at this edge (at most MAX_LANES + 1).
+    inc: Signal<Local, Bits<32>>,
+    next_is_cycle: Signal<Local, Bit>,
     lo_next: Signal<Local, Bits<32>>,
     carry: Signal<Local, Bit>,
     hi_at_max: Signal<Local, Bit>,
@@ -93,7 +99,8 @@ impl EventCounter {
         EventCounter {
             clock: Default::default(),
             rst: Default::default(),
-            inc: Default::default(),
+            matched: Default::default(),
+            en: Default::default(),
             wr_lo: Default::default(),
             wr_hi: Default::default(),
             wr_evtyper: Default::default(),
@@ -108,7 +115,6 @@ impl EventCounter {
             pend: Default::default(),
             evtyper: Default::default(),
             smr: Default::default(),
-            is_cycle: Default::default(),
             is_lane: Default::default(),
             lane_bit: Default::default(),
             ovf: Default::default(),
@@ -125,7 +131,9 @@ impl EventCounter {
             is_cycle_r: Default::default(),
             is_lane_r: Default::default(),
             lane_bit_r: Default::default(),
-            lo_near_top_r: Default::default(),
+            match_q: Default::default(),
+            inc: Default::default(),
+            next_is_cycle: Default::default(),
             lo_next: Default::default(),
             carry: Default::default(),
             hi_at_max: Default::default(),
@@ -137,23 +145,25 @@ impl Logic for EventCounter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            lo_r,
-            hi_r,
-            pend_r,
-            evtyper_r,
-            smr_r,
-            is_cycle_r,
-            is_lane_r,
-            lane_bit_r,
-            lo_near_top_r
+            self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, is_cycle_r, is_lane_r, lane_bit_r,
+            match_q
         );
-        // Carry out of the low word. `inc` is at most MAX_LANES (8) < 16, so lo + inc carries
-        // exactly when lo[31:4] are all ones (registered one edge ahead) and lo[3:0] + inc > 15:
-        // a 4-bit add instead of a 32-bit compare behind the event adder.
-        // 5-bit operands (sum <= 23) so synthesis builds a 5-bit adder, not a 32-bit one.
-        self.carry.next = self.lo_near_top_r.q.val()
+        // Match stage, then count: an enabled counter adds last cycle's matches and, when it
+        // counts cycles (EVENT = 0 in this cycle), one per edge. The 1 is added in the stage
+        // (from the EVENT being loaded for the next cycle) to keep an adder off the count path.
+        self.next_is_cycle.next = self.is_cycle_r.q.val();
+        if self.wr_evtyper.val() {
+            self.next_is_cycle.next = self.wr_is_cycle.val();
+        }
+        self.match_q.d.next = bit_cast::<4, 32>(self.matched.val() + self.next_is_cycle.val());
+        self.inc.next = 0.into();
+        if self.en.val() {
+            self.inc.next = bit_cast::<32, 4>(self.match_q.q.val());
+        }
+        // Carry out of the low word. `inc` is at most MAX_LANES + 1 (9) < 16, so lo + inc carries
+        // exactly when lo[31:4] are all ones and lo[3:0] + inc > 15: a 5-bit add (sum <= 23)
+        // beside the 32-bit one, not a 32-bit compare behind it.
+        self.carry.next = ((self.lo_r.q.val() & 0xFFFF_FFF0u64) == 0xFFFF_FFF0u64)
             & ((bit_cast::<5, 32>(self.lo_r.q.val() & 15) + bit_cast::<5, 32>(self.inc.val()))
                 > 15);
         self.hi_at_max.next = ((!self.pend_r.q.val()) & (self.hi_r.q.val() == self.hi_max.val()))
@@ -187,6 +197,7 @@ impl Logic for EventCounter {
         }
         // EVTYPER resets to 0, and event 0 counts cycles.
         if self.rst.val() {
+            self.match_q.d.next = 1.into(); // no lanes matched; EVENT resets to 0 (cycles)
             self.lo_next.next = 0.into();
             self.hi_r.d.next = 0.into();
             self.pend_r.d.next = false;
@@ -198,13 +209,11 @@ impl Logic for EventCounter {
             self.ovf.next = false;
         }
         self.lo_r.d.next = self.lo_next.val();
-        self.lo_near_top_r.d.next = (self.lo_next.val() & 0xFFFF_FFF0u64) == 0xFFFF_FFF0u64;
         self.lo.next = self.lo_r.q.val();
         self.hi.next = self.hi_r.q.val();
         self.pend.next = self.pend_r.q.val();
         self.evtyper.next = self.evtyper_r.q.val();
         self.smr.next = self.smr_r.q.val();
-        self.is_cycle.next = self.is_cycle_r.q.val();
         self.is_lane.next = self.is_lane_r.q.val();
         self.lane_bit.next = self.lane_bit_r.q.val();
     }

@@ -8,7 +8,7 @@
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
 //!        ├──► ctr[n]: wr_lo/wr_hi/wr_evtyper/wr_smr + merged wdata + event decode
 //!        └──► read mux ──► rd_data (sampled by the APB adapter in the setup cycle)
-//!   lane_valid/lane_events ──► lane stage (registered) ──► per-counter inc = Σ lanes ──► ctr[n]
+//!   lane_valid/lane_events ──► per counter: lanes carrying its selected event ──► ctr[n] match stage
 //!   irq: registered pulse when an INTEN counter overflows while IRQ_CTRL.IRQEN = 1
 //! ```
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.5, 10.6.
@@ -114,7 +114,8 @@ pub struct RegFile {
     snap_addr: DFF<Bits<32>>,
     snap_valid: DFF<Bit>,
     irq_r: DFF<Bit>,
-    lane_ev_q: [DFF<Bits<32>>; MAX_LANES as usize],
+    /// This cycle's lane event vectors (zero when a lane is not valid or not configured).
+    lane_in: [Signal<Local, Bits<32>>; MAX_LANES as usize],
     // Address decode registered every cycle (not reset): a write's access cycle uses the decode of
     // its setup cycle (APB keeps PADDR, PWDATA and PSTRB stable from setup to access), which keeps
     // the comparators off the write path.
@@ -318,7 +319,7 @@ impl RegFile {
             snap_addr: Default::default(),
             snap_valid: Default::default(),
             irq_r: Default::default(),
-            lane_ev_q: Default::default(),
+            lane_in: Default::default(),
             d_evc_in: Default::default(),
             d_evc_hiword: Default::default(),
             d_evt_in: Default::default(),
@@ -518,15 +519,16 @@ impl Logic for RegFile {
         }
         self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
         // Counter-bank write data, merged with the old value per PSTRB.
+        // (used in the access cycle, so steered by the decode registered in the setup cycle)
         self.ctr_wdata.next = self.wbits.val();
-        if self.evc_in.val() {
-            if self.evc_hiword.val() {
+        if self.d_evc_in.q.val() {
+            if self.d_evc_hiword.q.val() {
                 self.ctr_wdata.next = (self.hi_eff.val() & (!self.bmask.val())) | self.wbits.val();
             } else {
                 self.ctr_wdata.next = (self.sel_lo.val() & (!self.bmask.val())) | self.wbits.val();
             }
         }
-        if self.smr_in.val() {
+        if self.d_smr_in.q.val() {
             self.ctr_wdata.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
         }
         // EVTYPER write data, merged per PSTRB in the setup cycle (only APB writes change EVTYPER,
@@ -552,14 +554,13 @@ impl Logic for RegFile {
         self.d_dec_is_cycle.d.next = self.dec_is_cycle.val();
         self.d_dec_is_lane.d.next = self.dec_is_lane.val();
         self.d_dec_lane_bit.d.next = self.dec_lane_bit.val();
-        // ---- Lane input stage ---------------------------------------------------------------
-        for l in 0..self.lane_ev_q.len() {
-            self.lane_ev_q[l].clock.next = self.clock.val();
-            self.lane_ev_q[l].d.next = 0.into();
+        // ---- Lanes -------------------------------------------------------------------------
+        for l in 0..self.lane_in.len() {
+            self.lane_in[l].next = 0.into();
         }
         for l in 0..self.lane_valid.len() {
-            if self.lane_valid[l].val() & (!self.rst.val()) {
-                self.lane_ev_q[l].d.next = self.lane_events[l].val();
+            if self.lane_valid[l].val() {
+                self.lane_in[l].next = self.lane_events[l].val();
             }
         }
         // ---- Counter bank -------------------------------------------------------------------
@@ -567,25 +568,21 @@ impl Logic for RegFile {
         for n in 0..self.ctr.len() {
             self.ctr[n].clock.next = self.clock.val();
             self.ctr[n].rst.next = self.rst.val();
-            self.ctr[n].inc.next = 0.into();
             // 10.5.2.1: a counter counts when CR.E and CNTEN[n] are set.
-            if self.cr_e.val() & self.cnten.q.val().get_bit(n) {
-                if self.ctr[n].is_cycle.val() {
-                    self.ctr[n].inc.next = 1.into();
-                }
-                if self.ctr[n].is_lane.val() {
-                    // Number of lanes carrying the counter's event (bit_cast cannot take a
-                    // loop-indexed argument in rust-hdl 0.46, so shift and mask).
-                    self.ctr[n].inc.next =
-                        ((self.lane_ev_q[0].q.val() >> self.ctr[n].lane_bit.val()) & 1)
-                            + ((self.lane_ev_q[1].q.val() >> self.ctr[n].lane_bit.val()) & 1)
-                            + ((self.lane_ev_q[2].q.val() >> self.ctr[n].lane_bit.val()) & 1)
-                            + ((self.lane_ev_q[3].q.val() >> self.ctr[n].lane_bit.val()) & 1)
-                            + ((self.lane_ev_q[4].q.val() >> self.ctr[n].lane_bit.val()) & 1)
-                            + ((self.lane_ev_q[5].q.val() >> self.ctr[n].lane_bit.val()) & 1)
-                            + ((self.lane_ev_q[6].q.val() >> self.ctr[n].lane_bit.val()) & 1)
-                            + ((self.lane_ev_q[7].q.val() >> self.ctr[n].lane_bit.val()) & 1);
-                }
+            self.ctr[n].en.next = self.cr_e.val() & self.cnten.q.val().get_bit(n);
+            // Match stage input: lanes carrying the counter's event under its current selection
+            // (bit_cast cannot take a loop-indexed argument in rust-hdl 0.46: shift and mask).
+            self.ctr[n].matched.next = 0.into();
+            if self.ctr[n].is_lane.val() {
+                self.ctr[n].matched.next = ((self.lane_in[0].val() >> self.ctr[n].lane_bit.val())
+                    & 1)
+                    + ((self.lane_in[1].val() >> self.ctr[n].lane_bit.val()) & 1)
+                    + ((self.lane_in[2].val() >> self.ctr[n].lane_bit.val()) & 1)
+                    + ((self.lane_in[3].val() >> self.ctr[n].lane_bit.val()) & 1)
+                    + ((self.lane_in[4].val() >> self.ctr[n].lane_bit.val()) & 1)
+                    + ((self.lane_in[5].val() >> self.ctr[n].lane_bit.val()) & 1)
+                    + ((self.lane_in[6].val() >> self.ctr[n].lane_bit.val()) & 1)
+                    + ((self.lane_in[7].val() >> self.ctr[n].lane_bit.val()) & 1);
             }
             self.ctr[n].wr_lo.next = self.wr_ok.val()
                 & self.d_evc_in.q.val()

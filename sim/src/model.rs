@@ -12,7 +12,7 @@
 //!  │ counters[n] EVCNTRn (counter_bits) │    3. APB read setup: prdata := reg (cycle t)
 //!  │ cnten inten ovs   bitmap storages  │       + 64-bit high-word snapshot rule
 //!  │ decode masks  (from EVTYPERn)      │    4. count with cycle-t CR.E, CNTEN, decode
-//!  │ stage[l]    lane input stage       │       and stage; carry -> ovf (counter written
+//!  │ stage[l]    match stage (+selection)│       and stage; carry -> ovf (counter written
 //!  │ prdata      APB read register      │       at this edge skips counting)
 //!  │ snap        64-bit read snapshot   │    5. irq := (ovf & INTEN) != 0 && IRQEN
 //!  │ irq         interrupt register     │    6. APB write access: PSTRB merge, guards
@@ -140,14 +140,16 @@ pub struct Model {
     cycle_mask: u64,
     /// Counters whose EVENT is the lane event of bit k.
     lane_mask: [u64; LANE_EVENT_BITS as usize],
-    /// Union of `lane_mask`.
-    lane_counters: u64,
     /// Lane event bits some counter selects.
     used_lane_bits: u32,
 
     // ---- pipeline registers ----
-    /// Lane input stage: the lane inputs of the previous cycle.
+    /// Match stage: the lane inputs of the previous cycle, with the event selection that was in
+    /// force in that cycle (`stage_lane_mask`, `stage_used_bits`): events are matched to counters
+    /// in the cycle they arrive and counted at the next edge (docs/behaviour.md).
     stage: [LaneIn; MAX_LANES as usize],
+    stage_lane_mask: [u64; LANE_EVENT_BITS as usize],
+    stage_used_bits: u32,
     /// APB read register (drives PRDATA).
     prdata: u32,
     /// 64-bit read snapshot: valid flag, register (slot) and latched high word.
@@ -247,9 +249,10 @@ impl Model {
             decode: vec![Decode::Nothing; counters],
             cycle_mask: 0,
             lane_mask: [0; LANE_EVENT_BITS as usize],
-            lane_counters: 0,
             used_lane_bits: 0,
             stage: [LaneIn::default(); MAX_LANES as usize],
+            stage_lane_mask: [0; LANE_EVENT_BITS as usize],
+            stage_used_bits: 0,
             prdata: 0,
             snap_valid: false,
             snap_slot: 0,
@@ -313,6 +316,8 @@ impl Model {
             self.redecode(n);
         }
         self.stage = [LaneIn::default(); MAX_LANES as usize];
+        self.stage_lane_mask = [0; LANE_EVENT_BITS as usize];
+        self.stage_used_bits = 0;
         self.prdata = 0;
         self.snap_valid = false;
         self.snap_slot = 0;
@@ -353,7 +358,6 @@ impl Model {
             Decode::Lane(k) => self.lane_mask[k as usize] |= bit,
             Decode::Nothing => {}
         }
-        self.lane_counters = self.lane_mask.iter().fold(0, |a, m| a | m);
         self.used_lane_bits =
             self.lane_mask
                 .iter()
@@ -477,13 +481,13 @@ impl Model {
         if cycles != 0 {
             ovf |= self.add(cycles, 1); // event 0: one per edge
         }
-        if en & self.lane_counters != 0 {
-            // Number of lanes of the registered stage carrying each selected event bit.
+        if self.stage_used_bits != 0 {
+            // Number of lanes of the match stage carrying each event bit selected last cycle.
             let mut per_bit = [0u8; LANE_EVENT_BITS as usize];
             let mut present = 0u32;
             for l in &self.stage[..self.lanes] {
                 if l.valid {
-                    let mut e = l.events & self.used_lane_bits;
+                    let mut e = l.events & self.stage_used_bits;
                     present |= e;
                     while e != 0 {
                         per_bit[e.trailing_zeros() as usize] += 1;
@@ -494,7 +498,7 @@ impl Model {
             while present != 0 {
                 let k = present.trailing_zeros() as usize;
                 present &= present - 1;
-                let set = en & self.lane_mask[k];
+                let set = en & self.stage_lane_mask[k];
                 if set != 0 {
                     ovf |= self.add(set, per_bit[k] as u64);
                 }
@@ -505,6 +509,8 @@ impl Model {
 
     /// The rising edge that ends a cycle with inputs `inp` (PRESETn high).
     fn edge(&mut self, inp: &PinInputs) {
+        // The match stage takes the selection in force in this cycle, before this edge's write.
+        let selection = (self.lane_mask, self.used_lane_bits);
         let setup_read = inp.psel && !inp.penable && !inp.pwrite;
         let access_write = inp.psel && inp.penable && inp.pwrite;
         let target = if setup_read || access_write {
@@ -571,10 +577,11 @@ impl Model {
             self.irq_pulses += 1;
         }
 
-        // Lane input stage: this cycle's lane inputs count at the next edge.
+        // Match stage: this cycle's lane inputs, under this cycle's selection, count at the next edge.
         for (i, st) in self.stage[..self.lanes].iter_mut().enumerate() {
             *st = inp.lanes.get(i).copied().unwrap_or_default();
         }
+        (self.stage_lane_mask, self.stage_used_bits) = selection;
     }
 }
 
