@@ -6,10 +6,12 @@
 //!   smmu-pmcg sim --script FILE    replay a register-level script (tests/scripts/*.pmcg)
 //!   smmu-pmcg gen ... --out DIR    write the Verilog of a configuration
 //!   smmu-pmcg synth ... [--sweep]  iCE40 resources and clock (Yosys + nextpnr)
+//!   smmu-pmcg timing               counter-path latencies in cycles -> docs/timing.md + .svg
 //! ```
 
 mod demo;
 mod synth;
+mod timing;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use pmcg_hdl::config::PmcgConfig;
@@ -90,6 +92,25 @@ enum Command {
         #[arg(long, default_value = "docs/resources.md")]
         report: PathBuf,
     },
+    /// Measure the counter path's latencies in cycles on the simulated design and write the table
+    /// and an annotated waveform (SVG). Exits 1 when a target is missed.
+    Timing {
+        /// Configuration settings (default configuration when none).
+        #[arg(value_name = "KEY=VALUE")]
+        settings: Vec<String>,
+        /// A file of KEY=VALUE settings.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Measure on the native RustHDL simulation or on the emitted Verilog.
+        #[arg(long, value_enum, default_value_t = Backend::Native)]
+        backend: Backend,
+        /// The Markdown table.
+        #[arg(long, default_value = "docs/timing.md")]
+        out: PathBuf,
+        /// The waveform picture.
+        #[arg(long, default_value = "docs/timing.svg")]
+        svg: PathBuf,
+    },
     /// The built-in demo (what `smmu-pmcg` with no command runs).
     Demo {
         /// Where the Verilog of the default configuration goes.
@@ -140,6 +161,18 @@ fn main() -> ExitCode {
                     .and_then(|cfg| synth::single(&cfg, freq, &work))
             }
         }
+        Command::Timing {
+            settings,
+            config,
+            backend,
+            out,
+            svg,
+        } => config_from(&settings, config.as_deref()).and_then(|cfg| match backend {
+            Backend::Model => {
+                Err("timing is measured on the design: --backend native or verilator".into())
+            }
+            b => timing::run(&cfg, matches!(b, Backend::Verilator), &out, &svg),
+        }),
         Command::Demo { out } => demo::run(&out),
     };
     match result {

@@ -202,3 +202,93 @@ fn demo_passes() {
     assert_eq!(text.lines().last(), Some("demo passed"));
     assert!(out.join("smmu_pmcg.v").exists());
 }
+
+#[test]
+fn timing_measures_the_documented_latencies() {
+    let md = tmp("timing.md");
+    let svg = tmp("timing.svg");
+    let o = bin()
+        .args([
+            "timing",
+            "counters=4",
+            "counter_bits=32",
+            "lanes=2",
+            "--out",
+        ])
+        .arg(&md)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let table = std::fs::read_to_string(&md).unwrap();
+    // docs/behaviour.md: event -> count 2 cycles; overflow edge -> IRQ in the next cycle; no wait states.
+    let row = |start: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {start}")))
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(row("lane event").contains("| k = 2 |"), "{table}");
+    assert!(
+        row("counter overflow (edge t) → IRQ").contains("| k = 1 "),
+        "{table}"
+    );
+    assert!(
+        row("counter overflow (edge t) → OVS").contains("| k = 1 |"),
+        "{table}"
+    );
+    assert!(row("EVTYPER write").contains("| k = 1 |"), "{table}");
+    assert!(row("APB read wait states").contains("| 0 |"), "{table}");
+    assert!(row("APB write wait states").contains("| 0 |"), "{table}");
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        picture.starts_with("<svg") && picture.contains("IRQ"),
+        "not the waveform"
+    );
+}
+
+#[test]
+fn synth_reports_and_fails_loudly() {
+    if !common::have_tool("yosys") || !common::have_tool("nextpnr-ice40") {
+        return;
+    }
+    let work = tmp("synth");
+    // A frequency no iCE40 reaches: the report is printed, the exit code is 1, the path named.
+    let o = bin()
+        .args([
+            "synth",
+            "counters=2",
+            "counter_bits=32",
+            "--freq",
+            "900",
+            "--work",
+        ])
+        .arg(&work)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    let cells: u64 = out
+        .split("logic cells ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    // Two 32-bit counters and the APB register file cannot take fewer than 64 logic cells.
+    assert!(cells > 64, "{out}");
+    assert!(
+        stderr(&o).contains("timing missed") && stderr(&o).contains("critical path"),
+        "{}",
+        stderr(&o)
+    );
+    // A bad configuration is an input error.
+    let o = bin()
+        .args(["synth", "counters=0", "--work"])
+        .arg(&work)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("counters"));
+}
