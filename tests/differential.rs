@@ -6,6 +6,8 @@
 //!                                    ├─► NativeDut  ─┼─► equal every cycle?
 //!                                    └─► Verilator  ─┘
 //! ```
+//! Eight configurations span the corners: 1, 3, 4, 5, 7, 16 and 64 counters; widths 32, 36, 40,
+//! 44, 48 and 64; 1, 8, 16 and 32 StreamID bits; 1, 3, 4 and 8 lanes; every feature on and off.
 //! `PMCG_DIFF_CYCLES` sets the cycles per configuration (default 100,000; e.g. 1000000 for a long
 //! run); `PMCG_SEED` reproduces a run (the seed is printed either way).
 
@@ -97,13 +99,23 @@ fn differential_corner_configs() {
             ],
         ),
         (
-            "5x40 2 lanes",
+            "5x40 4 lanes",
             vec![
                 "counters=5",
                 "counter_bits=40",
-                "lanes=2",
+                "lanes=4",
                 "reloc_ctrs=off",
                 "msi=off",
+            ],
+        ),
+        (
+            "64x32 4 lanes sid32",
+            vec![
+                "counter_bits=32",
+                "lanes=4",
+                "sid_bits=32",
+                "ats=on",
+                "capture=off",
             ],
         ),
         (
