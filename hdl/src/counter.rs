@@ -40,10 +40,12 @@ pub struct EventCounter {
     pub wr_evtyper: Signal<In, Bit>,
     /// Write SMRn from `wdata`.
     pub wr_smr: Signal<In, Bit>,
-    /// Write data of the value and SMRn, already merged with the old value per PSTRB.
+    /// Write data of the value, already merged with the old value per PSTRB.
     pub wdata: Signal<In, Bits<32>>,
     /// Write data of EVTYPERn, already merged per PSTRB (decoded in `wr_is_cycle/..`).
     pub evt_wdata: Signal<In, Bits<32>>,
+    /// Write data of SMRn, already merged per PSTRB.
+    pub smr_wdata: Signal<In, Bits<32>>,
     pub wr_is_cycle: Signal<In, Bit>,
     pub wr_is_lane: Signal<In, Bit>,
     pub wr_lane_bit: Signal<In, Bits<5>>,
@@ -107,6 +109,7 @@ impl EventCounter {
             wr_smr: Default::default(),
             wdata: Default::default(),
             evt_wdata: Default::default(),
+            smr_wdata: Default::default(),
             wr_is_cycle: Default::default(),
             wr_is_lane: Default::default(),
             wr_lane_bit: Default::default(),
@@ -193,7 +196,7 @@ impl Logic for EventCounter {
             self.lane_bit_r.d.next = self.wr_lane_bit.val();
         }
         if self.wr_smr.val() {
-            self.smr_r.d.next = self.wdata.val() & self.smr_wmask.val();
+            self.smr_r.d.next = self.smr_wdata.val() & self.smr_wmask.val();
         }
         // EVTYPER resets to 0, and event 0 counts cycles.
         if self.rst.val() {

@@ -89,6 +89,8 @@ pub struct RegFile {
     counters_n: Constant<Bits<32>>,
     smr_n: Constant<Bits<32>>,
     evtyper_reset: Constant<Bits<32>>,
+    zero: Constant<Bits<32>>,
+    smr_reset: Constant<Bits<32>>,
     event_mask: Constant<Bits<32>>,
     /// Counter index n, for comparison with decoded indices.
     ctr_index: Vec<Constant<Bits<32>>>,
@@ -144,6 +146,8 @@ pub struct RegFile {
     d_ovsclr_hi: DFF<Bit>,
     /// EVTYPER write data merged per PSTRB, and its event decode, computed in the setup cycle.
     d_evt_wdata: DFF<Bits<32>>,
+    /// SMR write data merged per PSTRB in the setup cycle (only APB writes change SMRn).
+    d_smr_wdata: DFF<Bits<32>>,
     d_dec_is_cycle: DFF<Bit>,
     d_dec_is_lane: DFF<Bit>,
     d_dec_lane_bit: DFF<Bits<5>>,
@@ -163,6 +167,7 @@ pub struct RegFile {
     smr_idx: Signal<Local, Bits<32>>,
     smr_in: Signal<Local, Bit>,
     evt_merged: Signal<Local, Bits<32>>,
+    smr_merged: Signal<Local, Bits<32>>,
     sel_lo: Signal<Local, Bits<32>>,
     sel_hi: Signal<Local, Bits<32>>,
     sel_pend: Signal<Local, Bit>,
@@ -296,6 +301,8 @@ impl RegFile {
             counters_n: c32(cfg.counters as u64),
             smr_n: c32(smr_count),
             evtyper_reset: c32(reset(RegId::Evtyper(0))),
+            zero: c32(0),
+            smr_reset: c32(reset(RegId::Smr(0))),
             event_mask: c32(event_field.mask()),
             ctr_index: (0..n).map(|i| c32(i as u64)).collect(),
             lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
@@ -344,6 +351,7 @@ impl RegFile {
             d_ovsclr: Default::default(),
             d_ovsclr_hi: Default::default(),
             d_evt_wdata: Default::default(),
+            d_smr_wdata: Default::default(),
             d_dec_is_cycle: Default::default(),
             d_dec_is_lane: Default::default(),
             d_dec_lane_bit: Default::default(),
@@ -362,6 +370,7 @@ impl RegFile {
             smr_idx: Default::default(),
             smr_in: Default::default(),
             evt_merged: Default::default(),
+            smr_merged: Default::default(),
             sel_lo: Default::default(),
             sel_hi: Default::default(),
             sel_pend: Default::default(),
@@ -425,6 +434,7 @@ impl Logic for RegFile {
             d_ovsclr,
             d_ovsclr_hi,
             d_evt_wdata,
+            d_smr_wdata,
             d_dec_is_cycle,
             d_dec_is_lane,
             d_dec_lane_bit
@@ -528,9 +538,6 @@ impl Logic for RegFile {
                 self.ctr_wdata.next = (self.sel_lo.val() & (!self.bmask.val())) | self.wbits.val();
             }
         }
-        if self.d_smr_in.q.val() {
-            self.ctr_wdata.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
-        }
         // EVTYPER write data, merged per PSTRB in the setup cycle (only APB writes change EVTYPER,
         // and a reset at the setup edge leaves the reset value to merge with), and its event
         // decode: cycle event, a lane event bit, or unsupported.
@@ -551,6 +558,13 @@ impl Logic for RegFile {
             }
         }
         self.d_evt_wdata.d.next = self.evt_merged.val();
+        // SMR write data, merged in the setup cycle the same way.
+        if self.rst.val() {
+            self.smr_merged.next = (self.smr_reset.val() & (!self.bmask.val())) | self.wbits.val();
+        } else {
+            self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
+        }
+        self.d_smr_wdata.d.next = self.smr_merged.val();
         self.d_dec_is_cycle.d.next = self.dec_is_cycle.val();
         self.d_dec_is_lane.d.next = self.dec_is_lane.val();
         self.d_dec_lane_bit.d.next = self.dec_lane_bit.val();
@@ -570,19 +584,35 @@ impl Logic for RegFile {
             self.ctr[n].rst.next = self.rst.val();
             // 10.5.2.1: a counter counts when CR.E and CNTEN[n] are set.
             self.ctr[n].en.next = self.cr_e.val() & self.cnten.q.val().get_bit(n);
-            // Match stage input: lanes carrying the counter's event under its current selection
-            // (bit_cast cannot take a loop-indexed argument in rust-hdl 0.46: shift and mask).
+            // Match stage input: lanes carrying the counter's event under its current selection.
+            // (A dynamic bit select, not a shift: rust-hdl simulates short shifts with BigUint.)
             self.ctr[n].matched.next = 0.into();
             if self.ctr[n].is_lane.val() {
-                self.ctr[n].matched.next = ((self.lane_in[0].val() >> self.ctr[n].lane_bit.val())
-                    & 1)
-                    + ((self.lane_in[1].val() >> self.ctr[n].lane_bit.val()) & 1)
-                    + ((self.lane_in[2].val() >> self.ctr[n].lane_bit.val()) & 1)
-                    + ((self.lane_in[3].val() >> self.ctr[n].lane_bit.val()) & 1)
-                    + ((self.lane_in[4].val() >> self.ctr[n].lane_bit.val()) & 1)
-                    + ((self.lane_in[5].val() >> self.ctr[n].lane_bit.val()) & 1)
-                    + ((self.lane_in[6].val() >> self.ctr[n].lane_bit.val()) & 1)
-                    + ((self.lane_in[7].val() >> self.ctr[n].lane_bit.val()) & 1);
+                self.ctr[n].matched.next = self.zero.val()
+                    + self.lane_in[0]
+                        .val()
+                        .get_bit(self.ctr[n].lane_bit.val().index())
+                    + self.lane_in[1]
+                        .val()
+                        .get_bit(self.ctr[n].lane_bit.val().index())
+                    + self.lane_in[2]
+                        .val()
+                        .get_bit(self.ctr[n].lane_bit.val().index())
+                    + self.lane_in[3]
+                        .val()
+                        .get_bit(self.ctr[n].lane_bit.val().index())
+                    + self.lane_in[4]
+                        .val()
+                        .get_bit(self.ctr[n].lane_bit.val().index())
+                    + self.lane_in[5]
+                        .val()
+                        .get_bit(self.ctr[n].lane_bit.val().index())
+                    + self.lane_in[6]
+                        .val()
+                        .get_bit(self.ctr[n].lane_bit.val().index())
+                    + self.lane_in[7]
+                        .val()
+                        .get_bit(self.ctr[n].lane_bit.val().index());
             }
             self.ctr[n].wr_lo.next = self.wr_ok.val()
                 & self.d_evc_in.q.val()
@@ -600,6 +630,7 @@ impl Logic for RegFile {
                 & (self.smr_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wdata.next = self.ctr_wdata.val();
             self.ctr[n].evt_wdata.next = self.d_evt_wdata.q.val();
+            self.ctr[n].smr_wdata.next = self.d_smr_wdata.q.val();
             self.ctr[n].wr_is_cycle.next = self.d_dec_is_cycle.q.val();
             self.ctr[n].wr_is_lane.next = self.d_dec_is_lane.q.val();
             self.ctr[n].wr_lane_bit.next = self.d_dec_lane_bit.q.val();

@@ -23,6 +23,7 @@ pub struct NativeDut {
     core: PmcgCore,
     vcd: Option<VcdWriter>,
     cycle: u64,
+    iterations: u64,
 }
 
 impl NativeDut {
@@ -33,6 +34,7 @@ impl NativeDut {
             core,
             vcd: None,
             cycle: 0,
+            iterations: 0,
         })
     }
 
@@ -54,10 +56,20 @@ impl NativeDut {
     }
 
     fn settle(&mut self) {
-        assert!(
-            simulate(&mut self.core, MAX_SETTLE),
-            "the PMCG design did not settle"
-        );
+        // rust-hdl's simulate(), counting iterations for profiling.
+        for i in 0..MAX_SETTLE {
+            self.core.update_all();
+            if !self.core.has_changed() {
+                self.iterations += i as u64 + 1;
+                return;
+            }
+        }
+        panic!("the PMCG design did not settle in {MAX_SETTLE} iterations");
+    }
+
+    /// Settling iterations so far (both half cycles), for profiling.
+    pub fn iterations(&self) -> u64 {
+        self.iterations
     }
 }
 
