@@ -292,3 +292,24 @@ fn synth_reports_and_fails_loudly() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("counters"));
 }
+
+#[test]
+fn missing_verilator_names_the_package() {
+    // A PATH without Verilator: the Verilator backend must say what to install, not panic.
+    let empty = tmp("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = bin()
+        .args(["sim", "--backend", "verilator", "--script"])
+        .arg(smoke())
+        .env("PATH", &empty)
+        .env("PMCG_VERILATOR_CACHE", tmp("no-cache"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("apt-get install verilator"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}

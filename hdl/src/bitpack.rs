@@ -32,13 +32,13 @@ impl BitPack {
 
 impl Logic for BitPack {
     fn update(&mut self) {
-        let mut v = Bits::<64>::default();
-        for (i, b) in self.bits.iter().enumerate() {
-            if b.val() {
-                v = v.replace_bit(i, true);
-            }
-        }
-        self.word.next = v;
+        // Build a u64 and convert once: replace_bit on a 64-bit `Bits` copies its bool array.
+        let v = self
+            .bits
+            .iter()
+            .enumerate()
+            .fold(0u64, |v, (i, b)| v | ((b.val() as u64) << i));
+        self.word.next = v.into();
     }
     fn connect(&mut self) {
         self.word.connect();

@@ -60,17 +60,8 @@ pub struct EventCounter {
     /// EVTYPER.EVENT is a supported lane event, carried on lane event bit `lane_bit`.
     pub is_lane: Signal<Out, Bit>,
     pub lane_bit: Signal<Out, Bits<5>>,
-    /// OVSSET0 / OVSCLR0 write this counter's OVS bit at this edge.
-    pub ovs_set: Signal<In, Bit>,
-    pub ovs_clr: Signal<In, Bit>,
-    /// INTEN[n] and IRQ_CTRL.IRQEN in this cycle.
-    pub inten: Signal<In, Bit>,
-    pub irqen: Signal<In, Bit>,
-    /// OVS[n] (registered).
-    pub ovs: Signal<Out, Bit>,
-    /// This counter's interrupt request: high for the cycle after an overflow edge with INTEN[n]
-    /// and IRQEN set (registered, so the register file reads nothing combinational back).
-    pub irq: Signal<Out, Bit>,
+    /// The counter overflows at this edge.
+    pub ovf: Signal<Out, Bit>,
     /// Implemented bits of the high word (0 for 32-bit counters).
     hi_max: Constant<Bits<32>>,
     hi_max_less_one: Constant<Bits<32>>,
@@ -95,10 +86,6 @@ pub struct EventCounter {
     next_is_cycle: Signal<Local, Bit>,
     lo_next: Signal<Local, Bits<32>>,
     carry: Signal<Local, Bit>,
-    /// The counter overflows at this edge.
-    ovf: Signal<Local, Bit>,
-    ovs_r: DFF<Bit>,
-    irq_r: DFF<Bit>,
     hi_at_max: Signal<Local, Bit>,
 }
 
@@ -133,15 +120,7 @@ impl EventCounter {
             smr: Default::default(),
             is_lane: Default::default(),
             lane_bit: Default::default(),
-            ovs_set: Default::default(),
-            ovs_clr: Default::default(),
-            inten: Default::default(),
-            irqen: Default::default(),
-            ovs: Default::default(),
-            irq: Default::default(),
             ovf: Default::default(),
-            ovs_r: Default::default(),
-            irq_r: Default::default(),
             hi_max: Constant::new((hi_max as u64).into()),
             hi_max_less_one: Constant::new((hi_max.wrapping_sub(1) as u64).into()),
             wide: Constant::new(cfg.wide_counters()),
@@ -170,7 +149,7 @@ impl Logic for EventCounter {
     fn update(&mut self) {
         dff_setup!(
             self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, is_cycle_r, is_lane_r, lane_bit_r,
-            match_q, ovs_r, irq_r
+            match_q
         );
         // Match stage, then count: an enabled counter adds last cycle's matches and, when it
         // counts cycles (EVENT = 0 in this cycle), one per edge. The 1 is added in the stage
@@ -220,14 +199,7 @@ impl Logic for EventCounter {
             self.smr_r.d.next = self.smr_wdata.val() & self.smr_wmask.val();
         }
         // EVTYPER resets to 0, and event 0 counts cycles.
-        // 10.2.1: overflow sets OVS[n] (it beats a same-edge OVSCLR0); 10.5.2.7: it interrupts when
-        // INTEN[n] and IRQEN are set at the time of the overflow.
-        self.ovs_r.d.next =
-            ((self.ovs_r.q.val() | self.ovs_set.val()) & (!self.ovs_clr.val())) | self.ovf.val();
-        self.irq_r.d.next = self.ovf.val() & self.inten.val() & self.irqen.val();
         if self.rst.val() {
-            self.ovs_r.d.next = false;
-            self.irq_r.d.next = false;
             self.match_q.d.next = 1.into(); // no lanes matched; EVENT resets to 0 (cycles)
             self.lo_next.next = 0.into();
             self.hi_r.d.next = 0.into();
@@ -247,7 +219,5 @@ impl Logic for EventCounter {
         self.smr.next = self.smr_r.q.val();
         self.is_lane.next = self.is_lane_r.q.val();
         self.lane_bit.next = self.lane_bit_r.q.val();
-        self.ovs.next = self.ovs_r.q.val();
-        self.irq.next = self.irq_r.q.val();
     }
 }

@@ -5,8 +5,7 @@
 //!   req_rd/req_wr/req_addr/req_wdata/req_strb/req_ns
 //!        │ decode (addresses, masks, resets: Constants from the register map)
 //!        ├──► CR, SCR, IRQ_CTRL/ACK, IRQ_CFG0/1/2 ── storage registers
-//!        ├──► CNTEN, INTEN (64-bit W1S/W1C views); OVS set/clear strobes ──► ctr[n] (OVS[n] lives
-//!        │    in the counter, read back through ovs_pack; IRQ is the OR of the counters' requests)
+//!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
 //!        ├──► ctr[n]: wr_lo/wr_hi/wr_evtyper/wr_smr + merged wdata + event decode
 //!        └──► read mux ──► rd_data (sampled by the APB adapter in the setup cycle)
 //!   lane_valid/lane_events ──► per counter: lanes carrying its selected event ──► ctr[n] match stage
@@ -38,10 +37,7 @@ pub struct RegFile {
     pub rd_data: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
     ctr: Vec<EventCounter>,
-    /// OVS[n] of every counter, for reads of OVSSET0/OVSCLR0.
-    ovs_pack: BitPack,
-    /// Every counter's registered interrupt request.
-    irq_pack: BitPack,
+    ovf_pack: BitPack,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
     wide: Constant<Bit>,
@@ -115,9 +111,11 @@ pub struct RegFile {
     cfg2: DFF<Bits<32>>,
     cnten: DFF<Bits<64>>,
     inten: DFF<Bits<64>>,
+    ovs: DFF<Bits<64>>,
     snap: DFF<Bits<32>>,
     snap_addr: DFF<Bits<32>>,
     snap_valid: DFF<Bit>,
+    irq_r: DFF<Bit>,
     /// This cycle's lane event vectors (zero when a lane is not valid or not configured).
     lane_in: [Signal<Local, Bits<32>>; MAX_LANES as usize],
     // Address decode registered every cycle (not reset): a write's access cycle uses the decode of
@@ -183,7 +181,7 @@ pub struct RegFile {
     cr_e: Signal<Local, Bit>,
     guarded: Signal<Local, Bit>,
     snap_hit: Signal<Local, Bit>,
-    irqen: Signal<Local, Bit>,
+    ovf_vec: Signal<Local, Bits<64>>,
 }
 
 fn c32(v: u64) -> Constant<Bits<32>> {
@@ -254,8 +252,7 @@ impl RegFile {
             ctr: (0..cfg.counters)
                 .map(|i| EventCounter::new(cfg, &map, i))
                 .collect(),
-            ovs_pack: BitPack::new(n),
-            irq_pack: BitPack::new(n),
+            ovf_pack: BitPack::new(n),
             secure_impl: Constant::new(cfg.secure),
             wide: Constant::new(cfg.wide_counters()),
             hi_max: c32(cfg.counter_mask() >> 32),
@@ -324,9 +321,11 @@ impl RegFile {
             cfg2: Default::default(),
             cnten: Default::default(),
             inten: Default::default(),
+            ovs: Default::default(),
             snap: Default::default(),
             snap_addr: Default::default(),
             snap_valid: Default::default(),
+            irq_r: Default::default(),
             lane_in: Default::default(),
             d_evc_in: Default::default(),
             d_evc_hiword: Default::default(),
@@ -385,7 +384,7 @@ impl RegFile {
             cr_e: Default::default(),
             guarded: Default::default(),
             snap_hit: Default::default(),
-            irqen: Default::default(),
+            ovf_vec: Default::default(),
         }
     }
 }
@@ -406,9 +405,11 @@ impl Logic for RegFile {
             cfg2,
             cnten,
             inten,
+            ovs,
             snap,
             snap_addr,
             snap_valid,
+            irq_r,
             d_evc_in,
             d_evc_hiword,
             d_evt_in,
@@ -578,7 +579,6 @@ impl Logic for RegFile {
         }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
-        self.irqen.next = (self.irq_ctrl.q.val() & self.irqen_mask.val()).any();
         for n in 0..self.ctr.len() {
             self.ctr[n].clock.next = self.clock.val();
             self.ctr[n].rst.next = self.rst.val();
@@ -634,19 +634,9 @@ impl Logic for RegFile {
             self.ctr[n].wr_is_cycle.next = self.d_dec_is_cycle.q.val();
             self.ctr[n].wr_is_lane.next = self.d_dec_is_lane.q.val();
             self.ctr[n].wr_lane_bit.next = self.d_dec_lane_bit.q.val();
-            // OVS[n] and the interrupt are registered in the counter (10.2.1); the register file
-            // gives it the OVSSET0/OVSCLR0 write bits, INTEN[n] and IRQEN of this cycle.
-            self.ctr[n].ovs_set.next = self.wr_ok.val()
-                & ((self.d_ovsset.q.val() & self.w64_lo.val().get_bit(n))
-                    | (self.d_ovsset_hi.q.val() & self.w64_hi.val().get_bit(n)));
-            self.ctr[n].ovs_clr.next = self.wr_ok.val()
-                & ((self.d_ovsclr.q.val() & self.w64_lo.val().get_bit(n))
-                    | (self.d_ovsclr_hi.q.val() & self.w64_hi.val().get_bit(n)));
-            self.ctr[n].inten.next = self.inten.q.val().get_bit(n);
-            self.ctr[n].irqen.next = self.irqen.val();
-            self.ovs_pack.bits[n].next = self.ctr[n].ovs.val();
-            self.irq_pack.bits[n].next = self.ctr[n].irq.val();
+            self.ovf_pack.bits[n].next = self.ctr[n].ovf.val();
         }
+        self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Control registers (writable bits and resets from the register map) ----------------
         if self.wr_ok.val() & self.d_cr.q.val() {
             self.cr.d.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
@@ -716,6 +706,22 @@ impl Logic for RegFile {
         if self.wr_ok.val() & self.d_intenclr_hi.q.val() {
             self.inten.d.next = self.inten.q.val() & (!self.w64_hi.val());
         }
+        self.ovs.d.next = self.ovs.q.val() | self.ovf_vec.val();
+        if self.wr_ok.val() & self.d_ovsset.q.val() {
+            self.ovs.d.next = self.ovs.q.val() | self.w64_lo.val() | self.ovf_vec.val();
+        }
+        if self.wr_ok.val() & self.d_ovsset_hi.q.val() {
+            self.ovs.d.next = self.ovs.q.val() | self.w64_hi.val() | self.ovf_vec.val();
+        }
+        if self.wr_ok.val() & self.d_ovsclr.q.val() {
+            self.ovs.d.next = (self.ovs.q.val() & (!self.w64_lo.val())) | self.ovf_vec.val();
+        }
+        if self.wr_ok.val() & self.d_ovsclr_hi.q.val() {
+            self.ovs.d.next = (self.ovs.q.val() & (!self.w64_hi.val())) | self.ovf_vec.val();
+        }
+        // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set.
+        self.irq_r.d.next = (self.irq_ctrl.q.val() & self.irqen_mask.val()).any()
+            & (self.ovf_vec.val() & self.inten.q.val()).any();
         // ---- 64-bit read snapshot: the low-word read of a wide counter latches its high word ----
         self.snap_hit.next =
             self.snap_valid.q.val() & (self.word_addr.val() == self.snap_addr.q.val());
@@ -786,12 +792,12 @@ impl Logic for RegFile {
         if (self.word_addr.val() == self.ovsset_addr.val())
             | (self.word_addr.val() == self.ovsclr_addr.val())
         {
-            self.rd_data.next = self.ovs_pack.word.val().get_bits::<32>(0);
+            self.rd_data.next = self.ovs.q.val().get_bits::<32>(0);
         }
         if (self.word_addr.val() == self.ovsset_hi_addr.val())
             | (self.word_addr.val() == self.ovsclr_hi_addr.val())
         {
-            self.rd_data.next = self.ovs_pack.word.val().get_bits::<32>(32);
+            self.rd_data.next = self.ovs.q.val().get_bits::<32>(32);
         }
         if self.evc_in.val() {
             if self.evc_hiword.val() {
@@ -813,8 +819,7 @@ impl Logic for RegFile {
         if self.blocked.val() {
             self.rd_data.next = 0.into();
         }
-        // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set.
-        self.irq.next = self.irq_pack.word.val().any();
+        self.irq.next = self.irq_r.q.val();
         // ---- Synchronous reset: every register to its register-map reset value -----------------
         if self.rst.val() {
             self.cr.d.next = self.cr_reset.val();
@@ -827,9 +832,11 @@ impl Logic for RegFile {
             self.cfg2.d.next = 0.into();
             self.cnten.d.next = 0.into();
             self.inten.d.next = 0.into();
+            self.ovs.d.next = 0.into();
             self.snap.d.next = 0.into();
             self.snap_addr.d.next = 0.into();
             self.snap_valid.d.next = false;
+            self.irq_r.d.next = false;
         }
     }
 }

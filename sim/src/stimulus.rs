@@ -27,6 +27,7 @@ pub struct Stimulus {
     /// Words of CNTEN/INTEN/OVS SET/CLR: written often so that writes meet overflows.
     bitmap_addrs: Vec<u32>,
     lane_events: Vec<u16>,
+    map: RegisterMap,
     /// The transfer in progress: (inputs of its setup cycle, whether the access cycle is next).
     pending: Option<PinInputs>,
     lanes: Vec<LaneIn>,
@@ -95,6 +96,7 @@ impl Stimulus {
             evtyper_addrs,
             bitmap_addrs,
             lane_events: cfg.lane_event_ids(),
+            map,
             pending: None,
             lane_activity: 60,
             bus_activity: 50,
@@ -122,7 +124,7 @@ impl Stimulus {
     }
 
     fn pick_wdata(&mut self, addr: u32) -> u32 {
-        let map = RegisterMap::new(&self.cfg);
+        let map = &self.map;
         let is = |id| map.get(id).map(|r| r.addr == addr).unwrap_or(false);
         if self.evtyper_addrs.contains(&addr) {
             let event = match self.rng.gen_range(0..6) {

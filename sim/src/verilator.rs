@@ -148,6 +148,13 @@ const VERILATOR_FLAGS: &[&str] = &[
     "--prefix",
     MODEL_PREFIX,
     "--no-timing",
+    // Speed: Verilator's full optimisation; X values resolved the fast way (every register of the
+    // design is reset before use, and lock-step tests compare from a reset cycle on).
+    "-O3",
+    "--x-assign",
+    "fast",
+    "--x-initial",
+    "fast",
     "-Wno-fatal",
     "-Wno-lint",
     "-Wno-style",
