@@ -70,6 +70,16 @@ pub struct EventCounter {
     /// Writable bits of EVTYPERn and SMRn (from the register map).
     evtyper_wmask: Constant<Bits<32>>,
     smr_wmask: Constant<Bits<32>>,
+    /// Reset values (from the register map) and the event decode of EVTYPERn's reset value.
+    lo_reset: Constant<Bits<32>>,
+    hi_reset: Constant<Bits<32>>,
+    evtyper_reset: Constant<Bits<32>>,
+    smr_reset: Constant<Bits<32>>,
+    reset_is_cycle: Constant<Bit>,
+    reset_is_lane: Constant<Bit>,
+    reset_lane_bit: Constant<Bits<5>>,
+    /// The match stage's reset value: no lanes matched, plus 1 if the reset EVENT is 0.
+    match_reset: Constant<Bits<4>>,
     lo_r: DFF<Bits<32>>,
     hi_r: DFF<Bits<32>>,
     pend_r: DFF<Bit>,
@@ -98,6 +108,16 @@ impl EventCounter {
                 .map(|r| r.mask_of(crate::regmap::Access::RW))
                 .unwrap_or(0)
         };
+        let reset = |id| map.get(id).map(|r| r.reset()).unwrap_or(0);
+        let value_reset = reset(RegId::Evcntr(n));
+        let evtyper_reset = reset(RegId::Evtyper(n));
+        let event_field = map
+            .reg(RegId::Evtyper(n))
+            .field("EVENT")
+            .expect("EVTYPER.EVENT");
+        let reset_event = ((evtyper_reset & event_field.mask()) >> event_field.lsb) as u16;
+        let reset_is_cycle = reset_event == crate::config::CYCLE_EVENT;
+        let reset_lane_bit = cfg.lane_bit_of(reset_event);
         EventCounter {
             clock: Default::default(),
             rst: Default::default(),
@@ -126,6 +146,14 @@ impl EventCounter {
             wide: Constant::new(cfg.wide_counters()),
             evtyper_wmask: Constant::new(wmask(RegId::Evtyper(n)).into()),
             smr_wmask: Constant::new(wmask(RegId::Smr(n)).into()),
+            lo_reset: Constant::new((value_reset & 0xFFFF_FFFF).into()),
+            hi_reset: Constant::new((value_reset >> 32).into()),
+            evtyper_reset: Constant::new(evtyper_reset.into()),
+            smr_reset: Constant::new(reset(RegId::Smr(n)).into()),
+            reset_is_cycle: Constant::new(reset_is_cycle),
+            reset_is_lane: Constant::new(reset_lane_bit.is_some()),
+            reset_lane_bit: Constant::new((reset_lane_bit.unwrap_or(0) as u64).into()),
+            match_reset: Constant::new((reset_is_cycle as u64).into()),
             lo_r: Default::default(),
             hi_r: Default::default(),
             pend_r: Default::default(),
@@ -198,17 +226,17 @@ impl Logic for EventCounter {
         if self.wr_smr.val() {
             self.smr_r.d.next = self.smr_wdata.val() & self.smr_wmask.val();
         }
-        // EVTYPER resets to 0, and event 0 counts cycles.
+        // Reset: register-map reset values, and the decode of EVTYPERn's reset EVENT.
         if self.rst.val() {
-            self.match_q.d.next = 1.into(); // no lanes matched; EVENT resets to 0 (cycles)
-            self.lo_next.next = 0.into();
-            self.hi_r.d.next = 0.into();
+            self.match_q.d.next = self.match_reset.val();
+            self.lo_next.next = self.lo_reset.val();
+            self.hi_r.d.next = self.hi_reset.val();
             self.pend_r.d.next = false;
-            self.evtyper_r.d.next = 0.into();
-            self.smr_r.d.next = 0.into();
-            self.is_cycle_r.d.next = true;
-            self.is_lane_r.d.next = false;
-            self.lane_bit_r.d.next = 0.into();
+            self.evtyper_r.d.next = self.evtyper_reset.val();
+            self.smr_r.d.next = self.smr_reset.val();
+            self.is_cycle_r.d.next = self.reset_is_cycle.val();
+            self.is_lane_r.d.next = self.reset_is_lane.val();
+            self.lane_bit_r.d.next = self.reset_lane_bit.val();
             self.ovf.next = false;
         }
         self.lo_r.d.next = self.lo_next.val();

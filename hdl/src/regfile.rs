@@ -53,6 +53,14 @@ pub struct RegFile {
     scr_nsra_mask: Constant<Bits<32>>,
     irq_ctrl_addr: Constant<Bits<32>>,
     irq_ctrl_wmask: Constant<Bits<32>>,
+    irq_ctrl_reset: Constant<Bits<32>>,
+    cfg0_reset: Constant<Bits<32>>,
+    cfg0_hi_reset: Constant<Bits<32>>,
+    cfg1_reset: Constant<Bits<32>>,
+    cfg2_reset: Constant<Bits<32>>,
+    cnten_reset: Constant<Bits<64>>,
+    inten_reset: Constant<Bits<64>>,
+    ovs_reset: Constant<Bits<64>>,
     irq_ack_addr: Constant<Bits<32>>,
     irqen_mask: Constant<Bits<32>>,
     cfg0_addr: Constant<Bits<32>>,
@@ -267,6 +275,14 @@ impl RegFile {
             scr_nsra_mask: c32(map.field_mask(RegId::Scr, "NSRA")),
             irq_ctrl_addr: c32(addr(RegId::IrqCtrl)),
             irq_ctrl_wmask: c32(wmask(RegId::IrqCtrl)),
+            irq_ctrl_reset: c32(reset(RegId::IrqCtrl)),
+            cfg0_reset: c32(reset(RegId::IrqCfg0) & 0xFFFF_FFFF),
+            cfg0_hi_reset: c32(reset(RegId::IrqCfg0) >> 32),
+            cfg1_reset: c32(reset(RegId::IrqCfg1)),
+            cfg2_reset: c32(reset(RegId::IrqCfg2)),
+            cnten_reset: Constant::new(reset(RegId::CntenSet0).into()),
+            inten_reset: Constant::new(reset(RegId::IntenSet0).into()),
+            ovs_reset: Constant::new(reset(RegId::OvsSet0).into()),
             irq_ack_addr: c32(addr(RegId::IrqCtrlAck)),
             irqen_mask: c32(map.field_mask(RegId::IrqCtrl, "IRQEN")),
             cfg0_addr: c32(addr(RegId::IrqCfg0)),
@@ -824,15 +840,16 @@ impl Logic for RegFile {
         if self.rst.val() {
             self.cr.d.next = self.cr_reset.val();
             self.scr.d.next = self.scr_reset.val();
-            self.irq_ctrl.d.next = 0.into();
-            self.irq_ack.d.next = 0.into();
-            self.cfg0.d.next = 0.into();
-            self.cfg0_hi.d.next = 0.into();
-            self.cfg1.d.next = 0.into();
-            self.cfg2.d.next = 0.into();
-            self.cnten.d.next = 0.into();
-            self.inten.d.next = 0.into();
-            self.ovs.d.next = 0.into();
+            // IRQ_CTRLACK follows IRQ_CTRL, so it resets with IRQ_CTRL's value.
+            self.irq_ctrl.d.next = self.irq_ctrl_reset.val();
+            self.irq_ack.d.next = self.irq_ctrl_reset.val();
+            self.cfg0.d.next = self.cfg0_reset.val();
+            self.cfg0_hi.d.next = self.cfg0_hi_reset.val();
+            self.cfg1.d.next = self.cfg1_reset.val();
+            self.cfg2.d.next = self.cfg2_reset.val();
+            self.cnten.d.next = self.cnten_reset.val();
+            self.inten.d.next = self.inten_reset.val();
+            self.ovs.d.next = self.ovs_reset.val();
             self.snap.d.next = 0.into();
             self.snap_addr.d.next = 0.into();
             self.snap_valid.d.next = false;

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!   PmcgConfig ──emit_verilog──► smmu_pmcg.v (AMBA-named wrapper + rust-hdl core) ──VerilatedModel::build (cached)──► libvdut.so
-//!   PinInputs ──► port pointers ──► pclk=0 eval ──► outputs ──► pclk=1 eval
+//!   pclk=0 eval ──► outputs (registered) ──► PinInputs via port pointers + pclk=1 ──► eval
 //! ```
 
 use crate::pins::{Dut, PinInputs, PinOutputs};
@@ -112,6 +112,18 @@ impl VerilatorDut {
 impl Dut for VerilatorDut {
     fn step(&mut self, inp: &PinInputs) -> PinOutputs {
         let m = &mut self.model;
+        // The low phase with the previous cycle's inputs: nothing but the clock changes, so this
+        // evaluation is cheap; it lets Verilator see the next rising edge.
+        m.set(self.pclk, 0);
+        m.eval();
+        // Every output depends on registers only (docs/behaviour.md), so the outputs during this
+        // cycle are readable before its inputs are applied.
+        let out = PinOutputs {
+            prdata: m.get(self.prdata) as u32,
+            pready: m.get(self.pready) != 0,
+            pslverr: m.get(self.pslverr) != 0,
+            irq: m.get(self.irq) != 0,
+        };
         m.set(self.presetn, inp.presetn as u64);
         m.set(self.psel, inp.psel as u64);
         m.set(self.penable, inp.penable as u64);
@@ -126,14 +138,8 @@ impl Dut for VerilatorDut {
             m.set(ports.sid, lane.sid as u64);
             m.set(ports.ss, lane.ss.code() as u64);
         }
-        m.set(self.pclk, 0);
-        m.eval();
-        let out = PinOutputs {
-            prdata: m.get(self.prdata) as u32,
-            pready: m.get(self.pready) != 0,
-            pslverr: m.get(self.pslverr) != 0,
-            irq: m.get(self.irq) != 0,
-        };
+        // The inputs and the rising edge in one evaluation: Verilator settles the logic that
+        // depends on the inputs before the edge's flip-flops sample it.
         m.set(self.pclk, 1);
         m.eval();
         out
