@@ -59,7 +59,8 @@ fn tool_version(tool: &str, arg: &str) -> String {
         .arg(arg)
         .output()
         .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
+            // Yosys prints its version on stdout, nextpnr on stderr.
+            String::from_utf8_lossy(&[o.stdout, o.stderr].concat())
                 .lines()
                 .next()
                 .unwrap_or("")

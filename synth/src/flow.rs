@@ -215,11 +215,17 @@ pub fn run(cfg: &PmcgConfig, target_mhz: f64, work: &Path) -> Result<SynthReport
         .output()?;
     if !n.status.success() {
         let log = tail(&nlog, 12);
-        let what = if log.contains("Unable to place")
-            || log.contains("exceeds")
-            || log.contains("too many")
-        {
-            "placement failed: the design does not fit the iCE40-HX8K".to_string()
+        let full = std::fs::read_to_string(&nlog).unwrap_or_default();
+        let what = if full.contains("Unable to place") || full.contains("no BELs remaining") {
+            // nextpnr logs the utilisation before it gives up: "ICESTORM_LC: 19463/ 7680 253%".
+            let need = full
+                .lines()
+                .find(|l| l.contains("ICESTORM_LC:"))
+                .and_then(|l| l.split("ICESTORM_LC:").nth(1))
+                .map(|r| r.split_whitespace().collect::<Vec<_>>().join(" "))
+                .map(|u| format!(" (logic cells used/available: {u})"))
+                .unwrap_or_default();
+            format!("placement failed: the design does not fit the iCE40-HX8K{need}")
         } else {
             "place and route failed".to_string()
         };
