@@ -37,6 +37,12 @@ pub struct Stimulus {
     pub bus_activity: u32,
     /// Probability of a reset cycle (per 100,000 cycles).
     pub reset_rate: u32,
+    /// Cycles generated so far.
+    now: u64,
+    /// An OVSCLR0 write aimed at the edge where a counter just written near the top would wrap
+    /// if it counts cycles: (setup cycle, address, data). Same-edge overflow-versus-clear is
+    /// otherwise too rare for random traffic to reach.
+    chase: Option<(u64, u32, u32)>,
 }
 
 impl Stimulus {
@@ -101,6 +107,8 @@ impl Stimulus {
             lane_activity: 60,
             bus_activity: 50,
             reset_rate: 5,
+            now: 0,
+            chase: None,
         }
     }
 
@@ -187,6 +195,7 @@ impl Stimulus {
 
     /// The inputs of the next cycle.
     pub fn next_inputs(&mut self) -> PinInputs {
+        self.now += 1;
         self.step_lanes();
         let mut inp = PinInputs::idle(self.lanes.len());
         inp.lanes.clone_from(&self.lanes);
@@ -198,6 +207,18 @@ impl Stimulus {
         if self.rng.gen_range(0..100_000) < self.reset_rate {
             inp.presetn = false;
             return inp;
+        }
+        if let Some((at, addr, data)) = self.chase {
+            if self.now >= at {
+                self.chase = None;
+                inp.psel = true;
+                inp.pwrite = true;
+                inp.paddr = addr;
+                inp.pwdata = data;
+                inp.pstrb = 0xF;
+                self.pending = Some(inp.clone());
+                return inp;
+            }
         }
         if self.rng.gen_range(0..100) < self.bus_activity {
             let addr = self.pick_addr();
@@ -212,6 +233,7 @@ impl Stimulus {
             inp.pwrite = self.rng.gen_bool(0.45);
             if inp.pwrite {
                 inp.pwdata = self.pick_wdata(addr);
+                self.aim_chase(addr, inp.pwdata);
                 inp.pstrb = if self.rng.gen_bool(0.85) {
                     0xF
                 } else {
@@ -221,6 +243,22 @@ impl Stimulus {
             self.pending = Some(inp.clone());
         }
         inp
+    }
+
+    /// After a low-word counter write of 2^32-1-k (k small), schedule an OVSCLR0 write of that
+    /// counter's bit whose access edge is within two edges of the wrap of a cycle counter:
+    /// written at edge s+1 (setup in cycle s = now), it wraps at edge s+2+k.
+    fn aim_chase(&mut self, addr: u32, data: u32) {
+        let Some(n) = self.counter_addrs.iter().position(|&a| a == addr) else {
+            return;
+        };
+        if self.chase.is_some() || data < 0xFFFF_FFC0 || self.cfg.wide_counters() {
+            return;
+        }
+        let k = (0xFFFF_FFFF - data) as u64;
+        let clr = self.map.reg(RegId::OvsClr0).addr + if n >= 32 { 4 } else { 0 };
+        let setup = self.now + 1 + k + self.rng.gen_range(0..5) - 2;
+        self.chase = Some((setup.max(self.now + 2), clr, 1 << (n % 32)));
     }
 
     /// A reset cycle's inputs (to start every run from the reset state).
