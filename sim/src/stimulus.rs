@@ -16,6 +16,15 @@ use pmcg_hdl::regmap::{RegId, RegisterMap};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// A transfer the stimulus aims at a predicted carry (see `Stimulus::aim_chase`).
+#[derive(Clone, Copy, Debug)]
+enum Chase {
+    /// Write `data` to `addr` (an OVSCLR0 word) at the wrap edge.
+    Clear { addr: u32, data: u32 },
+    /// Read the low word at `addr`, then the high word, straddling the carry.
+    ReadPair { addr: u32 },
+}
+
 /// A reproducible stream of pin inputs for one configuration.
 pub struct Stimulus {
     rng: ChaCha8Rng,
@@ -39,10 +48,12 @@ pub struct Stimulus {
     pub reset_rate: u32,
     /// Cycles generated so far.
     now: u64,
-    /// An OVSCLR0 write aimed at the edge where a counter just written near the top would wrap
-    /// if it counts cycles: (setup cycle, address, data). Same-edge overflow-versus-clear is
-    /// otherwise too rare for random traffic to reach.
-    chase: Option<(u64, u32, u32)>,
+    /// A transfer aimed at the edge where a counter just written near the top would carry if it
+    /// counts cycles: (setup cycle, what). Same-edge overflow-versus-clear and a split 64-bit read
+    /// across a carry are otherwise too rare for random traffic to reach.
+    chase: Option<(u64, Chase)>,
+    /// The high-word read that follows a chased low-word read.
+    follow_read: Option<u32>,
 }
 
 impl Stimulus {
@@ -109,6 +120,7 @@ impl Stimulus {
             reset_rate: 5,
             now: 0,
             chase: None,
+            follow_read: None,
         }
     }
 
@@ -208,14 +220,28 @@ impl Stimulus {
             inp.presetn = false;
             return inp;
         }
-        if let Some((at, addr, data)) = self.chase {
+        if let Some(addr) = self.follow_read.take() {
+            inp.psel = true;
+            inp.paddr = addr;
+            self.pending = Some(inp.clone());
+            return inp;
+        }
+        if let Some((at, chase)) = self.chase {
             if self.now >= at {
                 self.chase = None;
                 inp.psel = true;
-                inp.pwrite = true;
-                inp.paddr = addr;
-                inp.pwdata = data;
-                inp.pstrb = 0xF;
+                match chase {
+                    Chase::Clear { addr, data } => {
+                        inp.pwrite = true;
+                        inp.paddr = addr;
+                        inp.pwdata = data;
+                        inp.pstrb = 0xF;
+                    }
+                    Chase::ReadPair { addr } => {
+                        inp.paddr = addr;
+                        self.follow_read = Some(addr + 4);
+                    }
+                }
                 self.pending = Some(inp.clone());
                 return inp;
             }
@@ -245,20 +271,33 @@ impl Stimulus {
         inp
     }
 
-    /// After a low-word counter write of 2^32-1-k (k small), schedule an OVSCLR0 write of that
-    /// counter's bit whose access edge is within two edges of the wrap of a cycle counter:
-    /// written at edge s+1 (setup in cycle s = now), it wraps at edge s+2+k.
+    /// After a low-word counter write of 2^32-1-k (k small) in setup cycle s = now, a cycle
+    /// counter carries out of its low word at edge s+2+k. 32-bit counters: schedule an OVSCLR0
+    /// write of the counter's bit whose access edge is within two edges of that wrap. Wider
+    /// counters: schedule a low-then-high read whose low read samples before the carry and whose
+    /// high read samples after it (low setup at s+2+k, give or take one).
     fn aim_chase(&mut self, addr: u32, data: u32) {
         let Some(n) = self.counter_addrs.iter().position(|&a| a == addr) else {
             return;
         };
-        if self.chase.is_some() || data < 0xFFFF_FFC0 || self.cfg.wide_counters() {
+        if self.chase.is_some() || data < 0xFFFF_FFC0 {
             return;
         }
         let k = (0xFFFF_FFFF - data) as u64;
-        let clr = self.map.reg(RegId::OvsClr0).addr + if n >= 32 { 4 } else { 0 };
-        let setup = self.now + 1 + k + self.rng.gen_range(0..5) - 2;
-        self.chase = Some((setup.max(self.now + 2), clr, 1 << (n % 32)));
+        let (at, chase) = if self.cfg.wide_counters() {
+            (
+                self.now + 1 + k + self.rng.gen_range(0..3),
+                Chase::ReadPair { addr },
+            )
+        } else {
+            let clr = self.map.reg(RegId::OvsClr0).addr + if n >= 32 { 4 } else { 0 };
+            let data = 1 << (n % 32);
+            (
+                self.now + 1 + k + self.rng.gen_range(0..5) - 2,
+                Chase::Clear { addr: clr, data },
+            )
+        };
+        self.chase = Some((at.max(self.now + 2), chase));
     }
 
     /// A reset cycle's inputs (to start every run from the reset state).
