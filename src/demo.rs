@@ -98,7 +98,7 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
         d.idle(1);
     }
     d.clear_lanes();
-    d.idle(1); // the lane stage: the last traffic cycle is counted at this edge
+    d.idle(1); // the match stage: the last traffic cycle is counted at this edge
     d.apb_write(addr(RegId::Cr), 0, s);
     let mut ok = true;
     println!("  after {TRAFFIC_CYCLES} cycles of traffic:");

@@ -12,12 +12,13 @@
 //!  │ counters[n] EVCNTRn (counter_bits) │    3. APB read setup: prdata := reg (cycle t)
 //!  │ cnten inten ovs   bitmap storages  │       + 64-bit high-word snapshot rule
 //!  │ decode masks  (from EVTYPERn)      │    4. count with cycle-t CR.E, CNTEN, decode
-//!  │ stage[l]    match stage (+selection)│       and stage; carry -> ovf (counter written
+//!  │ stage[l]    match stage + selection│       and stage; carry -> ovf (counter written
 //!  │ prdata      APB read register      │       at this edge skips counting)
 //!  │ snap        64-bit read snapshot   │    5. irq := (ovf & INTEN) != 0 && IRQEN
 //!  │ irq         interrupt register     │    6. APB write access: PSTRB merge, guards
 //!  └────────────────────────────────────┘    7. OVS |= ovf (beats a same-edge OVSCLR0)
-//!                                            8. stage := inp.lanes
+//!                                            8. stage := inp.lanes, with the selection
+//!                                               in force before this edge's write
 //! ```
 //!
 //! Decode is precomputed when EVTYPERn is written (a cycle-counter mask and one counter mask per
@@ -25,8 +26,8 @@
 //!
 //! Scope, as `docs/behaviour.md` sets it today: StreamID / security-state filtering (10.4, 10.6
 //! SO), the capture bank (SVRn, CAPR, OVFCAP) and MSIs are not modelled yet; SMRn and the filter
-//! fields are stored only, SVRn and IRQ_STATUS read 0. The lane stage keeps `sid` and `ss` so the
-//! filter can be added in the counting step later.
+//! fields are stored only, SVRn and IRQ_STATUS read 0. The match stage keeps `sid` and `ss` so the
+//! filter can be added where lanes are matched to counters.
 
 use std::collections::HashMap;
 

@@ -891,7 +891,7 @@ mod tests {
     // -----------------------------------------------------------------------------------------
     // A small pin-level mock of the PMCG following docs/behaviour.md for the registers the tests
     // touch (CFGR/CEID and other RO constants, EVTYPERn.EVENT, CNTEN, INTEN, OVS, CR.E,
-    // IRQ_CTRL.IRQEN, EVCNTRn with the 64-bit read snapshot), the lane input stage, counting and
+    // IRQ_CTRL.IRQEN, EVCNTRn with the 64-bit read snapshot), the match stage, counting and
     // the irq pulse. Security is ignored. Unmapped addresses are a plain RW scratch file. It logs
     // every cycle's inputs and every APB transfer.
     // -----------------------------------------------------------------------------------------
