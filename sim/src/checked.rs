@@ -43,13 +43,3 @@ impl<R: Dut, D: Dut> Dut for Checked<R, D> {
         self.dut.name()
     }
 }
-
-/// A boxed backend is a backend (lets the CLI choose one at run time).
-impl Dut for Box<dyn Dut> {
-    fn step(&mut self, inp: &PinInputs) -> PinOutputs {
-        self.as_mut().step(inp)
-    }
-    fn name(&self) -> &'static str {
-        self.as_ref().name()
-    }
-}

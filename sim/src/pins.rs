@@ -102,6 +102,16 @@ pub trait Dut {
     fn name(&self) -> &'static str;
 }
 
+/// A boxed backend is a backend (lets callers choose one at run time).
+impl Dut for Box<dyn Dut> {
+    fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+        self.as_mut().step(inp)
+    }
+    fn name(&self) -> &'static str {
+        self.as_ref().name()
+    }
+}
+
 /// Security attribute of an APB access (PPROT[1]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {

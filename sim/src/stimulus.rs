@@ -124,11 +124,15 @@ impl Stimulus {
         }
     }
 
+    /// One address of `list`, chosen with `rng`.
+    fn pick(rng: &mut ChaCha8Rng, list: &[u32]) -> u32 {
+        list[rng.gen_range(0..list.len())]
+    }
+
     fn pick_addr(&mut self) -> u32 {
-        let map_addr = |s: &mut Self, v: &Vec<u32>| v[s.rng.gen_range(0..v.len())];
         match self.rng.gen_range(0..10) {
             0..=2 => {
-                let a = map_addr(self, &self.counter_addrs.clone());
+                let a = Self::pick(&mut self.rng, &self.counter_addrs);
                 // Low or high word of a 64-bit counter.
                 if self.cfg.wide_counters() && self.rng.gen_bool(0.5) {
                     a + 4
@@ -136,10 +140,10 @@ impl Stimulus {
                     a
                 }
             }
-            3 => map_addr(self, &self.evtyper_addrs.clone()),
+            3 => Self::pick(&mut self.rng, &self.evtyper_addrs),
             4 => self.rng.gen::<u32>() & 0x1_FFFF,
-            5 | 6 => map_addr(self, &self.bitmap_addrs.clone()),
-            _ => map_addr(self, &self.targets.clone()),
+            5 | 6 => Self::pick(&mut self.rng, &self.bitmap_addrs),
+            _ => Self::pick(&mut self.rng, &self.targets),
         }
     }
 
