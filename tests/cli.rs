@@ -205,48 +205,73 @@ fn demo_passes() {
 
 #[test]
 fn timing_measures_the_documented_latencies() {
-    let md = tmp("timing.md");
-    let svg = tmp("timing.svg");
-    let o = bin()
-        .args([
-            "timing",
-            "counters=4",
-            "counter_bits=32",
-            "lanes=2",
-            "--out",
-        ])
-        .arg(&md)
-        .arg("--svg")
-        .arg(&svg)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let table = std::fs::read_to_string(&md).unwrap();
-    // docs/behaviour.md: event -> count 2 cycles; overflow edge -> IRQ in the next cycle; no wait states.
-    let row = |start: &str| {
-        table
-            .lines()
-            .find(|l| l.starts_with(&format!("| {start}")))
-            .unwrap_or("")
-            .to_string()
-    };
-    assert!(row("lane event").contains("| k = 2 |"), "{table}");
-    assert!(
-        row("counter overflow (edge t) → IRQ").contains("| k = 1 "),
-        "{table}"
-    );
-    assert!(
-        row("counter overflow (edge t) → OVS").contains("| k = 1 |"),
-        "{table}"
-    );
-    assert!(row("EVTYPER write").contains("| k = 1 |"), "{table}");
-    assert!(row("APB read wait states").contains("| 0 |"), "{table}");
-    assert!(row("APB write wait states").contains("| 0 |"), "{table}");
-    let picture = std::fs::read_to_string(&svg).unwrap();
-    assert!(
-        picture.starts_with("<svg") && picture.contains("IRQ"),
-        "not the waveform"
-    );
+    let mut backends = vec!["native"];
+    if common::have_tool("verilator") {
+        backends.push("verilator");
+    }
+    for backend in backends {
+        let md = tmp(&format!("timing-{backend}.md"));
+        let svg = tmp(&format!("timing-{backend}.svg"));
+        let o = bin()
+            .args([
+                "timing",
+                "counters=4",
+                "counter_bits=32",
+                "lanes=2",
+                "--backend",
+                backend,
+                "--out",
+            ])
+            .arg(&md)
+            .arg("--svg")
+            .arg(&svg)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{backend}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        let table = std::fs::read_to_string(&md).unwrap();
+        // docs/behaviour.md: event -> count 2 cycles; overflow edge -> IRQ in the next cycle; no wait states.
+        let row = |start: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(&format!("| {start}")))
+                .unwrap_or("")
+                .to_string()
+        };
+        assert!(
+            row("lane event").contains("| k = 2 |"),
+            "{backend}: {table}"
+        );
+        assert!(
+            row("counter overflow (edge t) → IRQ").contains("| k = 1 "),
+            "{backend}: {table}"
+        );
+        assert!(
+            row("counter overflow (edge t) → OVS").contains("| k = 1 |"),
+            "{backend}: {table}"
+        );
+        assert!(
+            row("EVTYPER write").contains("| k = 1 |"),
+            "{backend}: {table}"
+        );
+        assert!(
+            row("APB read wait states").contains("| 0 |"),
+            "{backend}: {table}"
+        );
+        assert!(
+            row("APB write wait states").contains("| 0 |"),
+            "{backend}: {table}"
+        );
+        let picture = std::fs::read_to_string(&svg).unwrap();
+        assert!(
+            picture.starts_with("<svg") && picture.contains("IRQ"),
+            "{backend}: not the waveform"
+        );
+    }
 }
 
 #[test]
