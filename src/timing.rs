@@ -139,7 +139,8 @@ struct Row {
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
-/// Cycles from the cycle an event is on a lane to the first read setup cycle that sees it.
+/// Cycles from the cycle an event is on a lane to the first read access cycle (PRDATA) that
+/// returns it.
 fn event_to_count(cfg: &PmcgConfig, v: bool) -> Res<u64> {
     for k in 0..8u64 {
         let mut b = Bench::new(cfg, v)?;
@@ -157,13 +158,14 @@ fn event_to_count(cfg: &PmcgConfig, v: bool) -> Res<u64> {
             b.read(RegId::Evcntr(0))
         };
         if count == 1 {
-            return Ok(k);
+            return Ok(k + 1); // the read set up in cycle e+k has its access cycle in e+k+1
         }
     }
     Err("event never became visible".into())
 }
 
-/// (overflow edge → OVS visible to a read set up after it, overflow edge → IRQ high), in cycles.
+/// (overflow edge t → first read access cycle t+k whose PRDATA shows OVS, overflow edge t → IRQ
+/// high in cycle t+k), in cycles.
 fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64)> {
     let mut irq_after = None;
     let mut ovs_after = None;
@@ -193,8 +195,8 @@ fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64)> {
         }
         let (out, _) = b.transfer(ovs_addr, None, &n);
         if out.prdata & 1 == 1 && ovs_after.is_none() {
-            // The read's setup cycle was cycle e + k + 1 = overflow_edge + k.
-            ovs_after = Some(k);
+            // The read's setup cycle was cycle overflow_edge + k, its access cycle one later.
+            ovs_after = Some(k + 1);
         }
     }
     Ok((
@@ -245,10 +247,11 @@ fn enable_delay(cfg: &PmcgConfig, v: bool) -> Res<u64> {
     for _ in 0..5 {
         b.idle(&n);
     }
-    let setup = b.cycle + 1;
+    let access = b.cycle + 2;
     let value = b.read(RegId::Evcntr(0)) as u64;
-    // The read samples after edge setup-1; `value` edges were counted, the last one setup-1.
-    let first_counted = setup - value;
+    // The read returns the state of its access cycle, after edge access-1: `value` edges were
+    // counted, the last one access-1.
+    let first_counted = access - value;
     Ok(first_counted - write_edge)
 }
 
@@ -269,13 +272,13 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
         .1;
     let rows = [
         Row {
-            path: "lane event (cycle e) → counter value in an APB read set up in cycle e+k",
+            path: "lane event (cycle e) → counter value on PRDATA in the access cycle e+k of a read",
             measured: format!("k = {e2c}"),
             target: "≤ 2",
             met: Some(e2c <= 2),
         },
         Row {
-            path: "counter overflow (edge t) → OVS visible to a read set up in cycle t+k",
+            path: "counter overflow (edge t) → OVS set on PRDATA in the access cycle t+k of a read",
             measured: format!("k = {ovs}"),
             target: "-",
             met: None,

@@ -12,8 +12,8 @@
 //! index of the next cycle to be stepped):
 //! - a write's access cycle is the last cycle it steps: it acts at edge `d.cycle - 1` after the
 //!   call returns; CR, CNTEN and EVTYPER written at edge t are used from edge t+1 on;
-//! - a read whose setup cycle is s returns the state after edge s-1 (`d.cycle - 1` before the
-//!   call); the read's own cycles still count;
+//! - a read whose setup cycle is s returns, in its access cycle s+1, the state after edge s
+//!   (`d.cycle` before the call); the read's own cycles still count;
 //! - a counter enabled by a write at edge `on` and disabled by a write at edge `off` counts at
 //!   edges on+1 ..= off: `off - on` cycles;
 //! - lane inputs presented in cycle e count at edge e+1;
@@ -224,9 +224,9 @@ impl Pmcg {
     }
 
     /// EVCNTRn (a split 64-bit read, snapshot-consistent, for wide counters) and the edge its
-    /// value is the state after (the setup cycle of the (low-word) read, minus one).
+    /// value is the state after (the edge ending the (low-word) read's setup cycle).
     fn counter_at(&self, d: &mut D, n: u32) -> (u64, u64) {
-        let edge = d.cycle - 1;
+        let edge = d.cycle;
         let a = self.addr(RegId::Evcntr(n));
         let v = if self.cfg.wide_counters() {
             d.apb_read64(a, S)
@@ -478,8 +478,8 @@ fn cycle_event_counts_every_enabled_edge() {
     }
 }
 
-/// Lane inputs presented in cycle e count at edge e+1: a read set up in cycle e+1 does not see
-/// them, a read set up in e+2 or later does.
+/// Lane inputs presented in cycle e count at edge e+1: a read whose access cycle is e+1 (set up
+/// in cycle e) does not see them, a read whose access cycle is e+2 (set up in e+1) or later does.
 #[test]
 fn lane_events_count_at_the_next_edge() {
     for (name, cfg) in shared_all() {
@@ -490,24 +490,28 @@ fn lane_events_count_at_the_next_edge() {
             p.set_event(d, 0, ev);
             p.write_bits(d, RegId::CntenSet0, 0b1);
             p.start(d);
-            // Presented in cycle e only; read set up in e+1, then again later.
-            let e = d.cycle;
+            // Presented in cycle e only, the cycle a read of the low word is set up in.
+            let mut bus = PinInputs::idle(d.lanes());
+            (bus.psel, bus.paddr) = (true, p.addr(RegId::Evcntr(0)));
+            d.set_lanes(&all_lanes(d, p.lane_bit(ev)));
+            d.step_with(bus.clone());
+            d.clear_lanes();
+            bus.penable = true;
+            let v = d.step_with(bus).prdata;
+            assert_eq!(
+                v, 0,
+                "config `{name}`: counter 0 (event {ev:#x}) read in access cycle e+1"
+            );
+            // Presented in cycle e2 only; read set up in e2+1 (access cycle e2+2).
             d.set_lanes(&all_lanes(d, p.lane_bit(ev)));
             d.idle(1);
             d.clear_lanes();
             let (v, at) = p.counter_at(d, 0);
-            assert_eq!(at, e, "read set up in cycle e+1");
             assert_eq!(
-                v, 0,
-                "config `{name}`: counter 0 (event {ev:#x}) read set up one cycle after the events"
+                v,
+                2 * l,
+                "config `{name}`: counter 0 (event {ev:#x}) read after edge {at}, access cycle e2+2"
             );
-            p.check(d, 0, l, "read set up three or more cycles after the events");
-            // Presented in cycle e2 only; read set up in e2+2.
-            d.set_lanes(&all_lanes(d, p.lane_bit(ev)));
-            d.idle(1);
-            d.clear_lanes();
-            d.idle(1);
-            p.check(d, 0, 2 * l, "read set up two cycles after the events");
         });
     }
 }
@@ -973,7 +977,7 @@ fn carry_into_the_high_word_is_visible_at_once() {
                 // A lone high-word read set up in cycle c - 1 + r.
                 let c = arm(d);
                 idle_until(d, c - 1 + r);
-                let edge = d.cycle - 1;
+                let edge = d.cycle;
                 let hi = d.apb_read(a + 4, S) as u64;
                 assert_eq!(
                     hi,
@@ -1054,10 +1058,11 @@ fn counter_write_while_counting_skips_its_edge() {
             // High word 0 for wide counters: the value is 0xFFFF_FFFF, max only at 32 bits.
             let top = 0xFFFF_FFFFu64;
             let (v, e) = p.counter_at(d, 0);
-            assert_eq!(e, t, "read set up right after the write");
+            assert_eq!(e, t + 1, "read set up right after the write");
             assert_eq!(
-                v, top,
-                "config `{name}`: counter 0 written {top:#x} at edge {t}, read right after"
+                v,
+                (top + 1) & p.max(),
+                "config `{name}`: counter 0 written {top:#x} at edge {t}, one count at edge {e}"
             );
             let off = p.stop(d);
             p.check(
@@ -1525,8 +1530,9 @@ fn reset_while_counting_clears_counters_ovs_and_enables() {
                 p.counter(d, 1) > 0,
                 "config `{name}`: counting before reset"
             );
-            // PRESETn low in cycle o: the reset edge is the overflow edge.
-            idle_until(d, o);
+            // PRESETn low in cycle o-1: the reset edge (PRESETn is registered) is the overflow
+            // edge o.
+            idle_until(d, o - 1);
             d.reset(1);
             d.idle(10);
             assert!(

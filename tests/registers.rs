@@ -848,9 +848,10 @@ fn start_cycle_counter(b: &mut Bench<'_>, n: u32, hi: u32) -> Running {
     }
 }
 
-/// Reads one word of counter `r`: (setup cycle of the read, data).
+/// Reads one word of counter `r`: (access cycle of the read, data).
 fn read_counter_word(b: &mut Bench<'_>, r: &Running, word: Word, acc: Access) -> (u64, u32) {
-    let c = b.d.cycle;
+    // The read returns the state of its access cycle, the cycle after its setup cycle.
+    let c = b.d.cycle + 1;
     let addr = b.word(RegId::Evcntr(r.n), word).addr;
     (c, b.read(addr, acc))
 }

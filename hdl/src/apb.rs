@@ -2,23 +2,27 @@
 //! sees APB; swapping the bus touches only this file.
 //!
 //! ```text
-//!   PSEL PENABLE PWRITE PADDR PWDATA PSTRB PPROT
+//!   PSEL PENABLE PWRITE PADDR PWDATA PSTRB PPROT        (live inputs)
 //!     │
-//!     ├─ setup  (PSEL & !PENABLE & !PWRITE) ──► req_rd ──► RegFile read mux ──► rd_data
-//!     │                                                               │
-//!     │         PRDATA register ◄── sampled at the setup edge ◄────────┘
-//!     └─ access (PSEL & PENABLE & PWRITE)   ──► req_wr (+ addr, wdata, strb, ns)
+//!     └─ setup (PSEL & !PENABLE) ──► setup registers: rd / wr, addr, wdata, strb, ns
+//!                                        │
+//!              access cycle (the next) ◄─┘ req_rd / req_wr + request   (registers only)
+//!   (PRDATA is the register file's read data of the access cycle, wired by the top block)
 //!   PREADY = 1 (no wait states), PSLVERR = 0 (every location is RAZ/WI, RO or RW)
 //! ```
-//! Reads are performed in the setup cycle (the address is stable then), so PRDATA is a register
-//! and reads need no wait state either.
+//! The request is registered at the setup edge, so nothing downstream of this block depends on a
+//! live bus input: APB4 keeps PADDR, PWRITE, PWDATA, PSTRB and PPROT stable from setup to access,
+//! and an access cycle always follows a setup cycle. A read is performed, and a write takes effect,
+//! at the edge that ends the access cycle; PRDATA is valid in the access cycle (no wait states).
+//! Keeping live inputs out of the register file also keeps the Verilator model's input-evaluation
+//! pass small (README, design notes).
 
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
 pub struct ApbCompleter {
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset (active high).
+    /// PRESETn is low in this cycle (live, active high): no setup is registered.
     pub rst: Signal<In, Bit>,
     pub psel: Signal<In, Bit>,
     pub penable: Signal<In, Bit>,
@@ -27,42 +31,44 @@ pub struct ApbCompleter {
     pub pwdata: Signal<In, Bits<32>>,
     pub pstrb: Signal<In, Bits<4>>,
     pub pprot: Signal<In, Bits<3>>,
-    pub prdata: Signal<Out, Bits<32>>,
     pub pready: Signal<Out, Bit>,
     pub pslverr: Signal<Out, Bit>,
-    /// Read request: sample `rd_data` for `req_addr` at this edge.
+    /// This is the access cycle of a read: `rd_data` is returned, read side effects at this edge.
     pub req_rd: Signal<Out, Bit>,
-    /// Write request: perform the write at this edge.
+    /// This is the access cycle of a write: perform it at this edge.
     pub req_wr: Signal<Out, Bit>,
     pub req_addr: Signal<Out, Bits<32>>,
     pub req_wdata: Signal<Out, Bits<32>>,
     pub req_strb: Signal<Out, Bits<4>>,
     /// The access is Non-secure (PPROT[1]).
     pub req_ns: Signal<Out, Bit>,
-    /// Read data of `req_addr` from the register file.
-    pub rd_data: Signal<In, Bits<32>>,
-    prdata_r: DFF<Bits<32>>,
+    setup_rd: DFF<Bit>,
+    setup_wr: DFF<Bit>,
+    addr_r: DFF<Bits<32>>,
+    wdata_r: DFF<Bits<32>>,
+    strb_r: DFF<Bits<4>>,
+    ns_r: DFF<Bit>,
 }
 
 impl Logic for ApbCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, prdata_r);
-        self.req_rd.next =
+        dff_setup!(self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r);
+        // The setup cycle registers the transfer; the access cycle performs it.
+        self.setup_rd.d.next =
             self.psel.val() & (!self.penable.val()) & (!self.pwrite.val()) & (!self.rst.val());
-        self.req_wr.next =
-            self.psel.val() & self.penable.val() & self.pwrite.val() & (!self.rst.val());
-        self.req_addr.next = self.paddr.val();
-        self.req_wdata.next = self.pwdata.val();
-        self.req_strb.next = self.pstrb.val();
-        self.req_ns.next = self.pprot.val().get_bit(1);
-        if self.psel.val() & (!self.penable.val()) & (!self.pwrite.val()) {
-            self.prdata_r.d.next = self.rd_data.val();
-        }
-        if self.rst.val() {
-            self.prdata_r.d.next = 0.into();
-        }
-        self.prdata.next = self.prdata_r.q.val();
+        self.setup_wr.d.next =
+            self.psel.val() & (!self.penable.val()) & self.pwrite.val() & (!self.rst.val());
+        self.addr_r.d.next = self.paddr.val();
+        self.wdata_r.d.next = self.pwdata.val();
+        self.strb_r.d.next = self.pstrb.val();
+        self.ns_r.d.next = self.pprot.val().get_bit(1);
+        self.req_rd.next = self.setup_rd.q.val();
+        self.req_wr.next = self.setup_wr.q.val();
+        self.req_addr.next = self.addr_r.q.val();
+        self.req_wdata.next = self.wdata_r.q.val();
+        self.req_strb.next = self.strb_r.q.val();
+        self.req_ns.next = self.ns_r.q.val();
         self.pready.next = true;
         self.pslverr.next = false;
     }

@@ -1,15 +1,15 @@
 //! `EventCounter`: one PMCG counter (10.5.2.1) with its EVTYPERn and SMRn storage.
 //!
 //! ```text
-//!   matched (lanes carrying the selected event) ──► match_q ──┐
-//!   + (EVENT = 0 next cycle) ─────────────────────────────────┘
-//!   en (CR.E & CNTEN[n]) ────────────────────────────────────► inc = en ? match_q : 0
+//!   matched (the match stage's register: events to add at this edge) ─┐
+//!   en (CR.E & CNTEN[n]) ─────────────────────────────────────────────►  inc = en ? matched : 0
 //!               │
 //!   ┌───────────▼──────────┐  carry   ┌──────────────┐
 //!   │ lo[31:0] += inc      ├─────────►│ pend (1 bit) │──► hi += pend next edge
 //!   └───────────┬──────────┘          └──────────────┘
 //!               │ ovf = carry & (narrow | hi+pend == max)   (10.2.1 carry-out of counter_bits)
 //!   wr_lo / wr_hi / wr_evtyper / wr_smr + wdata (merged per PSTRB by the register file)
+//!   is_lane, lane_bit, next_is_cycle ──► the match stage (matcher.rs)
 //! ```
 //!
 //! The value is two 32-bit halves so that the native simulation never does 64-bit arithmetic
@@ -28,8 +28,8 @@ pub struct EventCounter {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (active high).
     pub rst: Signal<In, Bit>,
-    /// Lanes carrying this counter's selected event this cycle (the match stage's input).
-    pub matched: Signal<In, Bits<32>>,
+    /// Events to add at this edge (the match stage's register, matcher.rs).
+    pub matched: Signal<In, Bits<4>>,
     /// CR.E & CNTEN[n] in this cycle: the counter counts at this edge.
     pub en: Signal<In, Bit>,
     /// Write the low word of the value from `wdata` (no counting at this edge).
@@ -60,6 +60,8 @@ pub struct EventCounter {
     /// EVTYPER.EVENT is a supported lane event, carried on lane event bit `lane_bit`.
     pub is_lane: Signal<Out, Bit>,
     pub lane_bit: Signal<Out, Bits<5>>,
+    /// EVENT = 0 in the next cycle (this edge's EVTYPERn write included): the match stage adds 1.
+    pub next_is_cycle: Signal<Out, Bit>,
     /// The counter overflows at this edge.
     pub ovf: Signal<Out, Bit>,
     /// Implemented bits of the high word (0 for 32-bit counters).
@@ -78,8 +80,6 @@ pub struct EventCounter {
     reset_is_cycle: Constant<Bit>,
     reset_is_lane: Constant<Bit>,
     reset_lane_bit: Constant<Bits<5>>,
-    /// The match stage's reset value: no lanes matched, plus 1 if the reset EVENT is 0.
-    match_reset: Constant<Bits<4>>,
     lo_r: DFF<Bits<32>>,
     hi_r: DFF<Bits<32>>,
     pend_r: DFF<Bit>,
@@ -88,12 +88,8 @@ pub struct EventCounter {
     is_cycle_r: DFF<Bit>,
     is_lane_r: DFF<Bit>,
     lane_bit_r: DFF<Bits<5>>,
-    /// Match stage: lanes that carried the event last cycle under last cycle's selection, plus 1
-    /// when EVENT = 0 in this cycle.
-    match_q: DFF<Bits<4>>,
     /// Events added at this edge (at most MAX_LANES + 1).
     inc: Signal<Local, Bits<32>>,
-    next_is_cycle: Signal<Local, Bit>,
     lo_next: Signal<Local, Bits<32>>,
     carry: Signal<Local, Bit>,
     hi_at_max: Signal<Local, Bit>,
@@ -140,6 +136,7 @@ impl EventCounter {
             smr: Default::default(),
             is_lane: Default::default(),
             lane_bit: Default::default(),
+            next_is_cycle: Default::default(),
             ovf: Default::default(),
             hi_max: Constant::new((hi_max as u64).into()),
             hi_max_less_one: Constant::new((hi_max.wrapping_sub(1) as u64).into()),
@@ -153,7 +150,6 @@ impl EventCounter {
             reset_is_cycle: Constant::new(reset_is_cycle),
             reset_is_lane: Constant::new(reset_lane_bit.is_some()),
             reset_lane_bit: Constant::new((reset_lane_bit.unwrap_or(0) as u64).into()),
-            match_reset: Constant::new((reset_is_cycle as u64).into()),
             lo_r: Default::default(),
             hi_r: Default::default(),
             pend_r: Default::default(),
@@ -162,9 +158,7 @@ impl EventCounter {
             is_cycle_r: Default::default(),
             is_lane_r: Default::default(),
             lane_bit_r: Default::default(),
-            match_q: Default::default(),
             inc: Default::default(),
-            next_is_cycle: Default::default(),
             lo_next: Default::default(),
             carry: Default::default(),
             hi_at_max: Default::default(),
@@ -176,20 +170,18 @@ impl Logic for EventCounter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, is_cycle_r, is_lane_r, lane_bit_r,
-            match_q
+            self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, is_cycle_r, is_lane_r, lane_bit_r
         );
-        // Match stage, then count: an enabled counter adds last cycle's matches and, when it
+        // An enabled counter adds the match stage's count: last cycle's matches and, when it
         // counts cycles (EVENT = 0 in this cycle), one per edge. The 1 is added in the stage
         // (from the EVENT being loaded for the next cycle) to keep an adder off the count path.
         self.next_is_cycle.next = self.is_cycle_r.q.val();
         if self.wr_evtyper.val() {
             self.next_is_cycle.next = self.wr_is_cycle.val();
         }
-        self.match_q.d.next = bit_cast::<4, 32>(self.matched.val() + self.next_is_cycle.val());
         self.inc.next = 0.into();
         if self.en.val() {
-            self.inc.next = bit_cast::<32, 4>(self.match_q.q.val());
+            self.inc.next = bit_cast::<32, 4>(self.matched.val());
         }
         // Carry out of the low word. `inc` is at most MAX_LANES + 1 (9) < 16, so lo + inc carries
         // exactly when lo[31:4] are all ones and lo[3:0] + inc > 15: a 5-bit add (sum <= 23)
@@ -228,7 +220,6 @@ impl Logic for EventCounter {
         }
         // Reset: register-map reset values, and the decode of EVTYPERn's reset EVENT.
         if self.rst.val() {
-            self.match_q.d.next = self.match_reset.val();
             self.lo_next.next = self.lo_reset.val();
             self.hi_r.d.next = self.hi_reset.val();
             self.pend_r.d.next = false;

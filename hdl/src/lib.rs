@@ -3,14 +3,16 @@
 //!
 //! ```text
 //!            ┌──────────────────────────── PmcgCore (top.rs) ────────────────────────────┐
-//!  APB4 ────►│ ApbCompleter ──reg req──► RegFile ──wr/inc──► Vec<EventCounter>            │──► irq
-//!  lanes ───►│ (apb.rs)      ◄─rd data── (regfile.rs) ◄─value/ovf── (counter.rs)          │
+//!  APB4 ────►│ ApbCompleter ──reg req──► RegFile ──wr/en──► Vec<EventCounter>             │──► irq
+//!            │ (apb.rs)      ◄─rd data── (regfile.rs) ◄─value/ovf── (counter.rs)          │
+//!  lanes ───►│ MatchStage (matcher.rs) ──matched──► RegFile ──► counters                  │
 //!            └────────────────────────────────────────────────────────────────────────────┘
 //! ```
 pub mod apb;
 pub mod bitpack;
 pub mod config;
 pub mod counter;
+pub mod matcher;
 pub mod regfile;
 pub mod regmap;
 pub mod top;

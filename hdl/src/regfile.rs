@@ -1,20 +1,21 @@
 //! `RegFile`: the PMCG register file and counter bank control, behind a generic register request
-//! (it never sees APB).
+//! (it never sees APB) in the request's access cycle. Every input is a register (the APB setup
+//! registers, the match stage, the reset register), so this block is never in a live-input path.
 //!
 //! ```text
-//!   req_rd/req_wr/req_addr/req_wdata/req_strb/req_ns
+//!   req_rd/req_wr/req_addr/req_wdata/req_strb/req_ns (registered at the setup edge)
 //!        │ decode (addresses, masks, resets: Constants from the register map)
 //!        ├──► CR, SCR, IRQ_CTRL/ACK, IRQ_CFG0/1/2 ── storage registers
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
 //!        ├──► ctr[n]: wr_lo/wr_hi/wr_evtyper/wr_smr + merged wdata + event decode
-//!        └──► read mux ──► rd_data (sampled by the APB adapter in the setup cycle)
-//!   lane_valid/lane_events ──► per counter: lanes carrying its selected event ──► ctr[n] match stage
+//!        └──► read mux ──► rd_data (PRDATA in the access cycle)
+//!   matched[n] (match stage) ──► ctr[n];  ctr[n] event selection ──► match_is_lane/lane_bit/next_cycle
 //!   irq: registered pulse when an INTEN counter overflows while IRQ_CTRL.IRQEN = 1
 //! ```
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.5, 10.6.
 
 use crate::bitpack::BitPack;
-use crate::config::{PmcgConfig, MAX_LANES};
+use crate::config::PmcgConfig;
 use crate::counter::EventCounter;
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
@@ -32,8 +33,13 @@ pub struct RegFile {
     pub req_wdata: Signal<In, Bits<32>>,
     pub req_strb: Signal<In, Bits<4>>,
     pub req_ns: Signal<In, Bit>,
-    pub lane_valid: Vec<Signal<In, Bit>>,
-    pub lane_events: Vec<Signal<In, Bits<32>>>,
+    /// Per counter: the match stage's registered count (matcher.rs).
+    pub matched: Vec<Signal<In, Bits<4>>>,
+    /// Per counter, to the match stage: the event selection of EVTYPERn.
+    pub match_is_lane: Vec<Signal<Out, Bit>>,
+    pub match_lane_bit: Vec<Signal<Out, Bits<5>>>,
+    pub match_next_cycle: Vec<Signal<Out, Bit>>,
+    /// Read data of the access cycle (0 when `req_rd` is 0).
     pub rd_data: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
     ctr: Vec<EventCounter>,
@@ -96,9 +102,6 @@ pub struct RegFile {
     /// Implemented counters and SMRs.
     counters_n: Constant<Bits<32>>,
     smr_n: Constant<Bits<32>>,
-    evtyper_reset: Constant<Bits<32>>,
-    zero: Constant<Bits<32>>,
-    smr_reset: Constant<Bits<32>>,
     event_mask: Constant<Bits<32>>,
     /// Counter index n, for comparison with decoded indices.
     ctr_index: Vec<Constant<Bits<32>>>,
@@ -124,41 +127,6 @@ pub struct RegFile {
     snap_addr: DFF<Bits<32>>,
     snap_valid: DFF<Bit>,
     irq_r: DFF<Bit>,
-    /// This cycle's lane event vectors (zero when a lane is not valid or not configured).
-    lane_in: [Signal<Local, Bits<32>>; MAX_LANES as usize],
-    // Address decode registered every cycle (not reset): a write's access cycle uses the decode of
-    // its setup cycle (APB keeps PADDR, PWDATA and PSTRB stable from setup to access), which keeps
-    // the comparators off the write path.
-    d_evc_in: DFF<Bit>,
-    d_evc_hiword: DFF<Bit>,
-    d_evt_in: DFF<Bit>,
-    d_smr_in: DFF<Bit>,
-    d_cr: DFF<Bit>,
-    d_scr: DFF<Bit>,
-    d_irq_ctrl: DFF<Bit>,
-    d_cfg0: DFF<Bit>,
-    d_cfg0_hi: DFF<Bit>,
-    d_cfg1: DFF<Bit>,
-    d_cfg2: DFF<Bit>,
-    d_cntenset: DFF<Bit>,
-    d_cntenset_hi: DFF<Bit>,
-    d_cntenclr: DFF<Bit>,
-    d_cntenclr_hi: DFF<Bit>,
-    d_intenset: DFF<Bit>,
-    d_intenset_hi: DFF<Bit>,
-    d_intenclr: DFF<Bit>,
-    d_intenclr_hi: DFF<Bit>,
-    d_ovsset: DFF<Bit>,
-    d_ovsset_hi: DFF<Bit>,
-    d_ovsclr: DFF<Bit>,
-    d_ovsclr_hi: DFF<Bit>,
-    /// EVTYPER write data merged per PSTRB, and its event decode, computed in the setup cycle.
-    d_evt_wdata: DFF<Bits<32>>,
-    /// SMR write data merged per PSTRB in the setup cycle (only APB writes change SMRn).
-    d_smr_wdata: DFF<Bits<32>>,
-    d_dec_is_cycle: DFF<Bit>,
-    d_dec_is_lane: DFF<Bit>,
-    d_dec_lane_bit: DFF<Bits<5>>,
     // Decode.
     word_addr: Signal<Local, Bits<32>>,
     blocked: Signal<Local, Bit>,
@@ -253,8 +221,10 @@ impl RegFile {
             req_wdata: Default::default(),
             req_strb: Default::default(),
             req_ns: Default::default(),
-            lane_valid: (0..cfg.lanes).map(|_| Default::default()).collect(),
-            lane_events: (0..cfg.lanes).map(|_| Default::default()).collect(),
+            matched: (0..n).map(|_| Default::default()).collect(),
+            match_is_lane: (0..n).map(|_| Default::default()).collect(),
+            match_lane_bit: (0..n).map(|_| Default::default()).collect(),
+            match_next_cycle: (0..n).map(|_| Default::default()).collect(),
             rd_data: Default::default(),
             irq: Default::default(),
             ctr: (0..cfg.counters)
@@ -316,9 +286,6 @@ impl RegFile {
             smr_offset: c32(map.array_extent(RegId::Smr(0)) as u64 - 1),
             counters_n: c32(cfg.counters as u64),
             smr_n: c32(smr_count),
-            evtyper_reset: c32(reset(RegId::Evtyper(0))),
-            zero: c32(0),
-            smr_reset: c32(reset(RegId::Smr(0))),
             event_mask: c32(event_field.mask()),
             ctr_index: (0..n).map(|i| c32(i as u64)).collect(),
             lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
@@ -342,35 +309,6 @@ impl RegFile {
             snap_addr: Default::default(),
             snap_valid: Default::default(),
             irq_r: Default::default(),
-            lane_in: Default::default(),
-            d_evc_in: Default::default(),
-            d_evc_hiword: Default::default(),
-            d_evt_in: Default::default(),
-            d_smr_in: Default::default(),
-            d_cr: Default::default(),
-            d_scr: Default::default(),
-            d_irq_ctrl: Default::default(),
-            d_cfg0: Default::default(),
-            d_cfg0_hi: Default::default(),
-            d_cfg1: Default::default(),
-            d_cfg2: Default::default(),
-            d_cntenset: Default::default(),
-            d_cntenset_hi: Default::default(),
-            d_cntenclr: Default::default(),
-            d_cntenclr_hi: Default::default(),
-            d_intenset: Default::default(),
-            d_intenset_hi: Default::default(),
-            d_intenclr: Default::default(),
-            d_intenclr_hi: Default::default(),
-            d_ovsset: Default::default(),
-            d_ovsset_hi: Default::default(),
-            d_ovsclr: Default::default(),
-            d_ovsclr_hi: Default::default(),
-            d_evt_wdata: Default::default(),
-            d_smr_wdata: Default::default(),
-            d_dec_is_cycle: Default::default(),
-            d_dec_is_lane: Default::default(),
-            d_dec_lane_bit: Default::default(),
             word_addr: Default::default(),
             blocked: Default::default(),
             wr_ok: Default::default(),
@@ -409,51 +347,8 @@ impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            cr,
-            scr,
-            irq_ctrl,
-            irq_ack,
-            cfg0,
-            cfg0_hi,
-            cfg1,
-            cfg2,
-            cnten,
-            inten,
-            ovs,
-            snap,
-            snap_addr,
-            snap_valid,
-            irq_r,
-            d_evc_in,
-            d_evc_hiword,
-            d_evt_in,
-            d_smr_in,
-            d_cr,
-            d_scr,
-            d_irq_ctrl,
-            d_cfg0,
-            d_cfg0_hi,
-            d_cfg1,
-            d_cfg2,
-            d_cntenset,
-            d_cntenset_hi,
-            d_cntenclr,
-            d_cntenclr_hi,
-            d_intenset,
-            d_intenset_hi,
-            d_intenclr,
-            d_intenclr_hi,
-            d_ovsset,
-            d_ovsset_hi,
-            d_ovsclr,
-            d_ovsclr_hi,
-            d_evt_wdata,
-            d_smr_wdata,
-            d_dec_is_cycle,
-            d_dec_is_lane,
-            d_dec_lane_bit
+            self, clock, cr, scr, irq_ctrl, irq_ack, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
+            snap, snap_addr, snap_valid, irq_r
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
@@ -500,30 +395,6 @@ impl Logic for RegFile {
         self.smr_idx.next = (self.word_addr.val() & self.smr_offset.val()) >> 2;
         self.smr_in.next = ((self.word_addr.val() & self.smr_region.val()) == self.smr_base.val())
             & (self.smr_idx.val() < self.smr_n.val());
-        // Registered decode for the access cycle.
-        self.d_evc_in.d.next = self.evc_in.val();
-        self.d_evc_hiword.d.next = self.evc_hiword.val();
-        self.d_evt_in.d.next = self.evt_in.val();
-        self.d_smr_in.d.next = self.smr_in.val();
-        self.d_cr.d.next = self.word_addr.val() == self.cr_addr.val();
-        self.d_scr.d.next = self.word_addr.val() == self.scr_addr.val();
-        self.d_irq_ctrl.d.next = self.word_addr.val() == self.irq_ctrl_addr.val();
-        self.d_cfg0.d.next = self.word_addr.val() == self.cfg0_addr.val();
-        self.d_cfg0_hi.d.next = self.word_addr.val() == self.cfg0_hi_addr.val();
-        self.d_cfg1.d.next = self.word_addr.val() == self.cfg1_addr.val();
-        self.d_cfg2.d.next = self.word_addr.val() == self.cfg2_addr.val();
-        self.d_cntenset.d.next = self.word_addr.val() == self.cntenset_addr.val();
-        self.d_cntenset_hi.d.next = self.word_addr.val() == self.cntenset_hi_addr.val();
-        self.d_cntenclr.d.next = self.word_addr.val() == self.cntenclr_addr.val();
-        self.d_cntenclr_hi.d.next = self.word_addr.val() == self.cntenclr_hi_addr.val();
-        self.d_intenset.d.next = self.word_addr.val() == self.intenset_addr.val();
-        self.d_intenset_hi.d.next = self.word_addr.val() == self.intenset_hi_addr.val();
-        self.d_intenclr.d.next = self.word_addr.val() == self.intenclr_addr.val();
-        self.d_intenclr_hi.d.next = self.word_addr.val() == self.intenclr_hi_addr.val();
-        self.d_ovsset.d.next = self.word_addr.val() == self.ovsset_addr.val();
-        self.d_ovsset_hi.d.next = self.word_addr.val() == self.ovsset_hi_addr.val();
-        self.d_ovsclr.d.next = self.word_addr.val() == self.ovsclr_addr.val();
-        self.d_ovsclr_hi.d.next = self.word_addr.val() == self.ovsclr_hi_addr.val();
         // The addressed counter's registers (for reads and for PSTRB merges).
         self.sel_lo.next = 0.into();
         self.sel_hi.next = 0.into();
@@ -547,23 +418,16 @@ impl Logic for RegFile {
         // Counter-bank write data, merged with the old value per PSTRB.
         // (used in the access cycle, so steered by the decode registered in the setup cycle)
         self.ctr_wdata.next = self.wbits.val();
-        if self.d_evc_in.q.val() {
-            if self.d_evc_hiword.q.val() {
+        if self.evc_in.val() {
+            if self.evc_hiword.val() {
                 self.ctr_wdata.next = (self.hi_eff.val() & (!self.bmask.val())) | self.wbits.val();
             } else {
                 self.ctr_wdata.next = (self.sel_lo.val() & (!self.bmask.val())) | self.wbits.val();
             }
         }
-        // EVTYPER write data, merged per PSTRB in the setup cycle (only APB writes change EVTYPER,
-        // and a reset at the setup edge leaves the reset value to merge with), and its event
-        // decode: cycle event, a lane event bit, or unsupported.
-        if self.rst.val() {
-            self.evt_merged.next =
-                (self.evtyper_reset.val() & (!self.bmask.val())) | self.wbits.val();
-        } else {
-            self.evt_merged.next =
-                (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
-        }
+        // EVTYPER and SMR write data, merged per PSTRB with the addressed register, and the
+        // event decode of the EVTYPER value: cycle event, a lane event bit, or unsupported.
+        self.evt_merged.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
         self.dec_is_cycle.next = (self.evt_merged.val() & self.event_mask.val()) == 0;
         self.dec_is_lane.next = false;
         self.dec_lane_bit.next = 0.into();
@@ -573,26 +437,7 @@ impl Logic for RegFile {
                 self.dec_lane_bit.next = self.lane_ev_bit[k].val();
             }
         }
-        self.d_evt_wdata.d.next = self.evt_merged.val();
-        // SMR write data, merged in the setup cycle the same way.
-        if self.rst.val() {
-            self.smr_merged.next = (self.smr_reset.val() & (!self.bmask.val())) | self.wbits.val();
-        } else {
-            self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
-        }
-        self.d_smr_wdata.d.next = self.smr_merged.val();
-        self.d_dec_is_cycle.d.next = self.dec_is_cycle.val();
-        self.d_dec_is_lane.d.next = self.dec_is_lane.val();
-        self.d_dec_lane_bit.d.next = self.dec_lane_bit.val();
-        // ---- Lanes -------------------------------------------------------------------------
-        for l in 0..self.lane_in.len() {
-            self.lane_in[l].next = 0.into();
-        }
-        for l in 0..self.lane_valid.len() {
-            if self.lane_valid[l].val() {
-                self.lane_in[l].next = self.lane_events[l].val();
-            }
-        }
+        self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
         for n in 0..self.ctr.len() {
@@ -600,71 +445,46 @@ impl Logic for RegFile {
             self.ctr[n].rst.next = self.rst.val();
             // 10.5.2.1: a counter counts when CR.E and CNTEN[n] are set.
             self.ctr[n].en.next = self.cr_e.val() & self.cnten.q.val().get_bit(n);
-            // Match stage input: lanes carrying the counter's event under its current selection.
-            // (A dynamic bit select, not a shift: rust-hdl simulates short shifts with BigUint.)
-            self.ctr[n].matched.next = 0.into();
-            if self.ctr[n].is_lane.val() {
-                self.ctr[n].matched.next = self.zero.val()
-                    + self.lane_in[0]
-                        .val()
-                        .get_bit(self.ctr[n].lane_bit.val().index())
-                    + self.lane_in[1]
-                        .val()
-                        .get_bit(self.ctr[n].lane_bit.val().index())
-                    + self.lane_in[2]
-                        .val()
-                        .get_bit(self.ctr[n].lane_bit.val().index())
-                    + self.lane_in[3]
-                        .val()
-                        .get_bit(self.ctr[n].lane_bit.val().index())
-                    + self.lane_in[4]
-                        .val()
-                        .get_bit(self.ctr[n].lane_bit.val().index())
-                    + self.lane_in[5]
-                        .val()
-                        .get_bit(self.ctr[n].lane_bit.val().index())
-                    + self.lane_in[6]
-                        .val()
-                        .get_bit(self.ctr[n].lane_bit.val().index())
-                    + self.lane_in[7]
-                        .val()
-                        .get_bit(self.ctr[n].lane_bit.val().index());
-            }
+            // The match stage (matcher.rs) counts this counter's event on the lanes.
+            self.ctr[n].matched.next = self.matched[n].val();
+            self.match_is_lane[n].next = self.ctr[n].is_lane.val();
+            self.match_lane_bit[n].next = self.ctr[n].lane_bit.val();
+            self.match_next_cycle[n].next = self.ctr[n].next_is_cycle.val();
             self.ctr[n].wr_lo.next = self.wr_ok.val()
-                & self.d_evc_in.q.val()
-                & (!self.d_evc_hiword.q.val())
+                & self.evc_in.val()
+                & (!self.evc_hiword.val())
                 & (self.evc_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wr_hi.next = self.wr_ok.val()
-                & self.d_evc_in.q.val()
-                & self.d_evc_hiword.q.val()
+                & self.evc_in.val()
+                & self.evc_hiword.val()
                 & (self.evc_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wr_evtyper.next = self.wr_ok.val()
-                & self.d_evt_in.q.val()
+                & self.evt_in.val()
                 & (self.evt_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wr_smr.next = self.wr_ok.val()
-                & self.d_smr_in.q.val()
+                & self.smr_in.val()
                 & (self.smr_idx.val() == self.ctr_index[n].val());
             self.ctr[n].wdata.next = self.ctr_wdata.val();
-            self.ctr[n].evt_wdata.next = self.d_evt_wdata.q.val();
-            self.ctr[n].smr_wdata.next = self.d_smr_wdata.q.val();
-            self.ctr[n].wr_is_cycle.next = self.d_dec_is_cycle.q.val();
-            self.ctr[n].wr_is_lane.next = self.d_dec_is_lane.q.val();
-            self.ctr[n].wr_lane_bit.next = self.d_dec_lane_bit.q.val();
+            self.ctr[n].evt_wdata.next = self.evt_merged.val();
+            self.ctr[n].smr_wdata.next = self.smr_merged.val();
+            self.ctr[n].wr_is_cycle.next = self.dec_is_cycle.val();
+            self.ctr[n].wr_is_lane.next = self.dec_is_lane.val();
+            self.ctr[n].wr_lane_bit.next = self.dec_lane_bit.val();
             self.ovf_pack.bits[n].next = self.ctr[n].ovf.val();
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Control registers (writable bits and resets from the register map) ----------------
-        if self.wr_ok.val() & self.d_cr.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.cr_addr.val()) {
             self.cr.d.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.cr_wmask.val());
         }
         // SCR is Secure-only (10.5.2.12).
-        if self.wr_ok.val() & (!self.req_ns.val()) & self.d_scr.q.val() {
+        if self.wr_ok.val() & (!self.req_ns.val()) & (self.word_addr.val() == self.scr_addr.val()) {
             self.scr.d.next = (self.scr.q.val() & (!(self.scr_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.scr_wmask.val());
         }
         // IRQ_CTRLACK follows IRQ_CTRL at the write edge (no MSI can be outstanding yet).
-        if self.wr_ok.val() & self.d_irq_ctrl.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.irq_ctrl_addr.val()) {
             self.irq_ctrl.d.next = (self.irq_ctrl.q.val()
                 & (!(self.irq_ctrl_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.irq_ctrl_wmask.val());
@@ -676,63 +496,63 @@ impl Logic for RegFile {
         self.guarded.next =
             ((self.irq_ctrl.q.val() | self.irq_ack.q.val()) & self.irqen_mask.val()).any();
         if self.wr_ok.val() & (!self.guarded.val()) {
-            if self.d_cfg0.q.val() {
+            if self.word_addr.val() == self.cfg0_addr.val() {
                 self.cfg0.d.next = (self.cfg0.q.val()
                     & (!(self.cfg0_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg0_wmask.val());
             }
-            if self.d_cfg0_hi.q.val() {
+            if self.word_addr.val() == self.cfg0_hi_addr.val() {
                 self.cfg0_hi.d.next = (self.cfg0_hi.q.val()
                     & (!(self.cfg0_hi_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg0_hi_wmask.val());
             }
-            if self.d_cfg1.q.val() {
+            if self.word_addr.val() == self.cfg1_addr.val() {
                 self.cfg1.d.next = (self.cfg1.q.val()
                     & (!(self.cfg1_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg1_wmask.val());
             }
-            if self.d_cfg2.q.val() {
+            if self.word_addr.val() == self.cfg2_addr.val() {
                 self.cfg2.d.next = (self.cfg2.q.val()
                     & (!(self.cfg2_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg2_wmask.val());
             }
         }
         // ---- Bitmaps: one storage each, W1S/W1C views; an overflow beats a same-edge clear ----
-        if self.wr_ok.val() & self.d_cntenset.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.cntenset_addr.val()) {
             self.cnten.d.next = self.cnten.q.val() | self.w64_lo.val();
         }
-        if self.wr_ok.val() & self.d_cntenset_hi.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.cntenset_hi_addr.val()) {
             self.cnten.d.next = self.cnten.q.val() | self.w64_hi.val();
         }
-        if self.wr_ok.val() & self.d_cntenclr.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.cntenclr_addr.val()) {
             self.cnten.d.next = self.cnten.q.val() & (!self.w64_lo.val());
         }
-        if self.wr_ok.val() & self.d_cntenclr_hi.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.cntenclr_hi_addr.val()) {
             self.cnten.d.next = self.cnten.q.val() & (!self.w64_hi.val());
         }
-        if self.wr_ok.val() & self.d_intenset.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.intenset_addr.val()) {
             self.inten.d.next = self.inten.q.val() | self.w64_lo.val();
         }
-        if self.wr_ok.val() & self.d_intenset_hi.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.intenset_hi_addr.val()) {
             self.inten.d.next = self.inten.q.val() | self.w64_hi.val();
         }
-        if self.wr_ok.val() & self.d_intenclr.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.intenclr_addr.val()) {
             self.inten.d.next = self.inten.q.val() & (!self.w64_lo.val());
         }
-        if self.wr_ok.val() & self.d_intenclr_hi.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.intenclr_hi_addr.val()) {
             self.inten.d.next = self.inten.q.val() & (!self.w64_hi.val());
         }
         self.ovs.d.next = self.ovs.q.val() | self.ovf_vec.val();
-        if self.wr_ok.val() & self.d_ovsset.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.ovsset_addr.val()) {
             self.ovs.d.next = self.ovs.q.val() | self.w64_lo.val() | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & self.d_ovsset_hi.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.ovsset_hi_addr.val()) {
             self.ovs.d.next = self.ovs.q.val() | self.w64_hi.val() | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & self.d_ovsclr.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_addr.val()) {
             self.ovs.d.next = (self.ovs.q.val() & (!self.w64_lo.val())) | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & self.d_ovsclr_hi.q.val() {
+        if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_hi_addr.val()) {
             self.ovs.d.next = (self.ovs.q.val() & (!self.w64_hi.val())) | self.ovf_vec.val();
         }
         // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set.
@@ -832,7 +652,7 @@ impl Logic for RegFile {
         if self.smr_in.val() {
             self.rd_data.next = self.sel_smr.val();
         }
-        if self.blocked.val() {
+        if self.blocked.val() | (!self.req_rd.val()) {
             self.rd_data.next = 0.into();
         }
         self.irq.next = self.irq_r.q.val();

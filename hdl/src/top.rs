@@ -1,17 +1,21 @@
 //! `PmcgCore`: the PMCG top. It only wires the blocks together and owns the ports.
 //!
 //! ```text
-//!   pclk, presetn ─────────────┬──────────────────────┐
-//!   psel penable pwrite paddr  │                      │
-//!   pwdata pstrb pprot ──► ApbCompleter ──req──► RegFile ──► irq
-//!   prdata pready pslverr ◄────┘      ◄─rd_data──┘  ▲
-//!   lane_valid$l lane_events$l lane_sid$l lane_ss$l ─┘   (l = 0 .. lanes-1)
+//!   presetn ──► rst_q (reset register) ──► every block's rst
+//!   psel penable pwrite paddr
+//!   pwdata pstrb pprot ──► ApbCompleter ──req (registered)──► RegFile ──► irq
+//!   prdata pready pslverr ◄────┘      ◄─rd_data──────────┘ │ ▲ per-counter event selection
+//!                                                          ▼ │ matched (registered)
+//!   lane_valid$l lane_events$l lane_sid$l lane_ss$l ──► MatchStage     (l = 0 .. lanes-1)
 //! ```
+//! Only `ApbCompleter`'s setup registers, `MatchStage` and this block read live inputs; the
+//! register file and the counters see registers only.
 //! `lane_sid` and `lane_ss` are part of the lane interface now so that integrations do not change
 //! when the StreamID matcher lands; until then no counter looks at them (docs/behaviour.md).
 
 use crate::apb::ApbCompleter;
 use crate::config::PmcgConfig;
+use crate::matcher::MatchStage;
 use crate::regfile::RegFile;
 use rust_hdl::prelude::*;
 
@@ -36,7 +40,11 @@ pub struct PmcgCore {
     /// Wired interrupt, edge-triggered: one-cycle pulses.
     pub irq: Signal<Out, Bit>,
     apb: ApbCompleter,
+    matcher: MatchStage,
     regs: RegFile,
+    /// PRESETn, registered: the whole design resets from a register, so that no block but the
+    /// APB setup registers and the match stage depends on a live input (docs/behaviour.md).
+    rst_q: DFF<Bit>,
 }
 
 impl PmcgCore {
@@ -64,6 +72,8 @@ impl PmcgCore {
             irq: Default::default(),
             apb: Default::default(),
             regs: RegFile::new(cfg),
+            matcher: MatchStage::new(cfg),
+            rst_q: Default::default(),
         })
     }
 }
@@ -71,10 +81,16 @@ impl PmcgCore {
 impl Logic for PmcgCore {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, pclk, rst_q);
+        self.rst_q.d.next = !self.presetn.val();
         self.apb.clock.next = self.pclk.val();
         self.regs.clock.next = self.pclk.val();
+        self.matcher.clock.next = self.pclk.val();
+        // The APB setup registers take the live reset, so a transfer may start in the first cycle
+        // after PRESETn rises (its access then sees the reset state).
         self.apb.rst.next = !self.presetn.val();
-        self.regs.rst.next = !self.presetn.val();
+        self.regs.rst.next = self.rst_q.q.val();
+        self.matcher.rst.next = self.rst_q.q.val();
         self.apb.psel.next = self.psel.val();
         self.apb.penable.next = self.penable.val();
         self.apb.pwrite.next = self.pwrite.val();
@@ -82,7 +98,9 @@ impl Logic for PmcgCore {
         self.apb.pwdata.next = self.pwdata.val();
         self.apb.pstrb.next = self.pstrb.val();
         self.apb.pprot.next = self.pprot.val();
-        self.prdata.next = self.apb.prdata.val();
+        // PRDATA is the register file's read data of the access cycle (a function of registers);
+        // wired here rather than through the APB block to keep the native settle short.
+        self.prdata.next = self.regs.rd_data.val();
         self.pready.next = self.apb.pready.val();
         self.pslverr.next = self.apb.pslverr.val();
         self.regs.req_rd.next = self.apb.req_rd.val();
@@ -91,10 +109,15 @@ impl Logic for PmcgCore {
         self.regs.req_wdata.next = self.apb.req_wdata.val();
         self.regs.req_strb.next = self.apb.req_strb.val();
         self.regs.req_ns.next = self.apb.req_ns.val();
-        self.apb.rd_data.next = self.regs.rd_data.val();
         for l in 0..self.lane_valid.len() {
-            self.regs.lane_valid[l].next = self.lane_valid[l].val();
-            self.regs.lane_events[l].next = self.lane_events[l].val();
+            self.matcher.lane_valid[l].next = self.lane_valid[l].val();
+            self.matcher.lane_events[l].next = self.lane_events[l].val();
+        }
+        for n in 0..self.matcher.matched.len() {
+            self.matcher.is_lane[n].next = self.regs.match_is_lane[n].val();
+            self.matcher.lane_bit[n].next = self.regs.match_lane_bit[n].val();
+            self.matcher.next_is_cycle[n].next = self.regs.match_next_cycle[n].val();
+            self.regs.matched[n].next = self.matcher.matched[n].val();
         }
         self.irq.next = self.regs.irq.val();
     }

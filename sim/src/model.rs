@@ -7,18 +7,21 @@
 //! ```text
 //!  state (every item is a register)          step(inp): one PCLK cycle, edge t
 //!  ┌────────────────────────────────────┐    ─────────────────────────────────────────────
-//!  │ vals[slot]  EVTYPER, SMR, CR, SCR, │ ─► 1. out = {prdata, irq} (registers), PREADY 1
-//!  │             IRQ_*, ID, CFGR, ...   │    2. PRESETn = 0: all := reset values; stop
-//!  │ counters[n] EVCNTRn (counter_bits) │    3. APB read setup: prdata := reg (cycle t)
-//!  │ cnten inten ovs   bitmap storages  │       + 64-bit high-word snapshot rule
-//!  │ decode masks  (from EVTYPERn)      │    4. count with cycle-t CR.E, CNTEN, decode
-//!  │ stage[l]    match stage + selection│       and stage; carry -> ovf (counter written
-//!  │ prdata      APB read register      │       at this edge skips counting)
+//!  │ vals[slot]  EVTYPER, SMR, CR, SCR, │ ─► 1. out = {prdata, irq}: PRDATA is the read
+//!  │             IRQ_*, ID, CFGR, ...   │       of the access cycle (state of cycle t)
+//!  │ counters[n] EVCNTRn (counter_bits) │    2. rst_q (PRESETn of cycle t-1 low):
+//!  │ cnten inten ovs   bitmap storages  │       all := reset values; go to 9
+//!  │ decode masks  (from EVTYPERn)      │    3. APB read access: 64-bit snapshot rule
+//!  │ stage[l]    match stage + selection│    4. count with cycle-t CR.E, CNTEN, decode
+//!  │ setup       APB setup register     │       and stage; carry -> ovf (counter written
+//!  │ rst_q       PRESETn register       │       at this edge skips counting)
 //!  │ snap        64-bit read snapshot   │    5. irq := (ovf & INTEN) != 0 && IRQEN
 //!  │ irq         interrupt register     │    6. APB write access: PSTRB merge, guards
 //!  └────────────────────────────────────┘    7. OVS |= ovf (beats a same-edge OVSCLR0)
 //!                                            8. stage := inp.lanes, with the selection
 //!                                               in force before this edge's write
+//!                                            9. setup := this cycle's APB setup (PRESETn
+//!                                               high); rst_q := !PRESETn
 //! ```
 //!
 //! Decode is precomputed when EVTYPERn is written (a cycle-counter mask and one counter mask per
@@ -151,8 +154,10 @@ pub struct Model {
     stage: [LaneIn; MAX_LANES as usize],
     stage_lane_mask: [u64; LANE_EVENT_BITS as usize],
     stage_used_bits: u32,
-    /// APB read register (drives PRDATA).
-    prdata: u32,
+    /// APB setup register: the transfer whose access cycle is the next cycle (behaviour.md).
+    setup: Option<Setup>,
+    /// PRESETn of the previous cycle was low: this edge resets (behaviour.md, "Clocking and reset").
+    rst_q: bool,
     /// 64-bit read snapshot: valid flag, register (slot) and latched high word.
     snap_valid: bool,
     snap_slot: usize,
@@ -161,6 +166,16 @@ pub struct Model {
     irq: bool,
     /// Interrupt pulses raised so far (a statistic, not cleared by PRESETn).
     irq_pulses: u64,
+}
+
+/// An APB transfer as registered in its setup cycle (APB4 keeps these stable into the access).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Setup {
+    write: bool,
+    paddr: u32,
+    pwdata: u32,
+    pstrb: u8,
+    pprot: u8,
 }
 
 /// The byte lanes PSTRB selects, as a 32-bit mask.
@@ -254,7 +269,8 @@ impl Model {
             stage: [LaneIn::default(); MAX_LANES as usize],
             stage_lane_mask: [0; LANE_EVENT_BITS as usize],
             stage_used_bits: 0,
-            prdata: 0,
+            setup: None,
+            rst_q: false,
             snap_valid: false,
             snap_slot: 0,
             snap_hi: 0,
@@ -296,9 +312,12 @@ impl Model {
         self.irq
     }
 
-    /// The APB read register now (PRDATA during the next cycle).
+    /// PRDATA in the current cycle: the value read when this is a read's access cycle, else 0.
     pub fn prdata(&self) -> u32 {
-        self.prdata
+        match self.setup {
+            Some(r) if !r.write => self.read_access(&r).0,
+            _ => 0,
+        }
     }
 
     /// Synchronous reset: every register takes its reset value from the map.
@@ -319,7 +338,7 @@ impl Model {
         self.stage = [LaneIn::default(); MAX_LANES as usize];
         self.stage_lane_mask = [0; LANE_EVENT_BITS as usize];
         self.stage_used_bits = 0;
-        self.prdata = 0;
+        self.setup = None;
         self.snap_valid = false;
         self.snap_slot = 0;
         self.snap_hi = 0;
@@ -508,39 +527,39 @@ impl Model {
         ovf
     }
 
-    /// The rising edge that ends a cycle with inputs `inp` (PRESETn high).
+    /// A read access of `r` in this cycle: (PRDATA, the snapshot it takes).
+    fn read_access(&self, r: &Setup) -> (u32, Option<(usize, u32)>) {
+        match self.target(r.paddr, r.pprot) {
+            Some((s, Word::Low)) => {
+                let v = self.value(s);
+                let snap = self.slots[s].snapshot.then_some((s, (v >> 32) as u32));
+                (v as u32, snap)
+            }
+            Some((s, Word::High)) => {
+                // The snapshot answers only right after a low-word read of the same register.
+                if self.snap_valid && self.snap_slot == s {
+                    (self.snap_hi, None)
+                } else {
+                    ((self.value(s) >> 32) as u32, None)
+                }
+            }
+            None => (0, None), // RAZ: unmapped, absent or refused by the security rules
+        }
+    }
+
+    /// The rising edge that ends a cycle with lane inputs `inp` (no reset at this edge). The APB
+    /// transfer in its access cycle is `self.setup`, registered at its setup edge.
     fn edge(&mut self, inp: &PinInputs) {
         // The match stage takes the selection in force in this cycle, before this edge's write.
         let selection = (self.lane_mask, self.used_lane_bits);
-        let setup_read = inp.psel && !inp.penable && !inp.pwrite;
-        let access_write = inp.psel && inp.penable && inp.pwrite;
-        let target = if setup_read || access_write {
-            self.target(inp.paddr, inp.pprot)
-        } else {
-            None
-        };
+        let req = self.setup;
+        let access_read = req.filter(|r| !r.write);
+        let access_write = req.filter(|r| r.write);
 
-        // APB read in its setup cycle: the register state of this cycle into the read register.
-        if setup_read {
-            let (data, snap) = match target {
-                Some((s, Word::Low)) => {
-                    let v = self.value(s);
-                    let snap = self.slots[s].snapshot.then_some((s, (v >> 32) as u32));
-                    (v as u32, snap)
-                }
-                Some((s, Word::High)) => {
-                    // The snapshot answers only right after a low-word read of the same register.
-                    if self.snap_valid && self.snap_slot == s {
-                        (self.snap_hi, None)
-                    } else {
-                        ((self.value(s) >> 32) as u32, None)
-                    }
-                }
-                None => (0, None), // RAZ: unmapped, absent or refused by the security rules
-            };
-            self.prdata = data;
+        // APB read access: the register state of this cycle drove PRDATA; the snapshot rule.
+        if let Some(r) = access_read {
             // Any transfer other than a permitted low-word read ends the snapshot.
-            match snap {
+            match self.read_access(&r).1 {
                 Some((s, hi)) => {
                     self.snap_valid = true;
                     self.snap_slot = s;
@@ -550,13 +569,13 @@ impl Model {
             }
         }
 
-        let write = if access_write { target } else { None };
-        if access_write {
+        let write = access_write.and_then(|r| self.target(r.paddr, r.pprot).map(|t| (t, r)));
+        if access_write.is_some() {
             self.snap_valid = false;
         }
         // 10.5.2.1 / behaviour.md: a counter written at this edge does not count at it.
         let skip = match write {
-            Some((s, _)) => match self.slots[s].kind {
+            Some(((s, _), _)) => match self.slots[s].kind {
                 Kind::Counter(n) => 1u64 << n,
                 _ => 0,
             },
@@ -568,8 +587,8 @@ impl Model {
         // 10.5.2.7 / 10.5.2.19: overflow of a counter with INTEN = 1 while IRQEN = 1 interrupts.
         let irq = ovf & self.inten != 0 && self.irqen;
 
-        if let Some((s, w)) = write {
-            self.write(s, w, inp.pwdata, inp.pstrb);
+        if let Some(((s, w), r)) = write {
+            self.write(s, w, r.pwdata, r.pstrb);
         }
         // 10.2.1: overflow sets OVS (after the write: it beats a same-edge OVSCLR0).
         self.ovs |= ovf;
@@ -588,18 +607,27 @@ impl Model {
 
 impl Dut for Model {
     fn step(&mut self, inp: &PinInputs) -> PinOutputs {
-        // Every output is a register (or a constant): PREADY = 1, PSLVERR = 0.
+        // Every output is a function of registers only: PREADY = 1, PSLVERR = 0.
         let out = PinOutputs {
-            prdata: self.prdata,
+            prdata: self.prdata(),
             pready: true,
             pslverr: false,
             irq: self.irq,
         };
-        if inp.presetn {
-            self.edge(inp);
+        if self.rst_q {
+            self.reset(); // registered synchronous reset: nothing else happens at this edge
         } else {
-            self.reset(); // synchronous, active low: nothing else happens at this edge
+            self.edge(inp);
         }
+        // The setup register samples every cycle PRESETn is high; the reset register every cycle.
+        self.setup = (inp.presetn && inp.psel && !inp.penable).then_some(Setup {
+            write: inp.pwrite,
+            paddr: inp.paddr,
+            pwdata: inp.pwdata,
+            pstrb: inp.pstrb,
+            pprot: inp.pprot,
+        });
+        self.rst_q = !inp.presetn;
         out
     }
 
@@ -854,21 +882,17 @@ mod tests {
         d.idle(3);
         assert_eq!(d.dut.counter(0), 1);
 
-        // A read whose setup cycle is e+1 does not see it; one at e+3 does.
+        // A read whose access cycle is e+1 does not see it; one whose access cycle is e+2 does.
         let mut d = setup();
         let a = addr(&d, RegId::Evcntr(0));
+        let mut bus = PinInputs::idle(1);
+        (bus.psel, bus.paddr) = (true, a);
         d.set_lanes(&[lane(true, 1)]);
-        d.idle(1);
+        d.step_with(bus.clone()); // cycle e: the event, and the read's setup
         d.clear_lanes();
-        assert_eq!(d.apb_read(a, S), 0);
-        assert_eq!(d.apb_read(a, S), 1);
-        // Setup cycle e+2 sees it.
-        let mut d = setup();
-        d.set_lanes(&[lane(true, 1)]);
-        d.idle(1);
-        d.clear_lanes();
-        d.idle(1);
-        assert_eq!(d.apb_read(a, S), 1);
+        bus.penable = true;
+        assert_eq!(d.step_with(bus).prdata, 0, "access cycle e+1");
+        assert_eq!(d.apb_read(a, S), 1, "access cycle e+2");
     }
 
     #[test]
@@ -1002,18 +1026,19 @@ mod tests {
     fn split_64_bit_read_uses_the_snapshot_only_right_after_the_low_word() {
         let mut d = drv(&cfg(&["counters=2"]));
         let a = addr(&d, RegId::Evcntr(0));
-        let start = || 0x0000_0000_FFFF_FFFFu64;
+        let start = || 0x0000_0000_FFFF_FFFEu64;
         wr64(&mut d, RegId::Evcntr(0), start());
         wr64(&mut d, RegId::Evcntr(1), 0x7_0000_0000);
         wr(&mut d, RegId::CntenSet0, 1);
         wr(&mut d, RegId::Cr, 1);
-        // Low read samples 0xFFFF_FFFF; the counter carries into the high word at the next edge.
+        // Low read (access cycle) sees 0xFFFF_FFFF; the counter carries into the high word at the
+        // next edge.
         assert_eq!(
             d.apb_read64(a, S),
             0x0000_0000_FFFF_FFFF,
             "a value the counter had"
         );
-        assert_eq!(d.dut.counter(0), 0x1_0000_0003);
+        assert_eq!(d.dut.counter(0), 0x1_0000_0002);
         assert_eq!(d.apb_read(a + 4, S), 1, "high word alone: live");
 
         // Another transfer between the low and the high reads ends the snapshot.
@@ -1362,14 +1387,21 @@ mod tests {
         d.set_lanes(&[lane(true, 1)]);
         d.idle(3);
         let a = addr(&d, RegId::Cfgr);
-        d.apb_read(a, S);
-        assert_ne!(d.dut.prdata(), 0);
-        // A write in the reset cycle is not performed.
+        assert_ne!(d.apb_read(a, S), 0);
+        // A write whose setup cycle has PRESETn low is not performed; the reset register resets
+        // every register at the edge after the PRESETn-low cycle.
         let mut w = PinInputs::idle(1);
-        (w.presetn, w.psel, w.penable, w.pwrite) = (false, true, true, true);
+        (w.presetn, w.psel, w.pwrite) = (false, true, true);
         w.paddr = addr(&d, RegId::Cr);
         w.pwdata = 1;
         w.pstrb = 0xF;
+        d.step_with(w.clone());
+        assert_eq!(
+            d.dut.read_reg(RegId::Cr),
+            1,
+            "not reset yet: PRESETn is registered"
+        );
+        (w.presetn, w.penable, w.pwdata) = (true, true, 0x1);
         d.step_with(w);
         let m = &d.dut;
         assert_eq!(

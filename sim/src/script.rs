@@ -71,11 +71,11 @@
 //!   time, even on different lanes.
 //!
 //! **Timing** (docs/behaviour.md): lane inputs presented in cycle e are counted at edge e+1 and are
-//! visible to a read whose setup cycle is e+2 or later. A `read` issued right after an `event` line
-//! has its setup cycle at e_last+1, so it does **not** see the last cycle's events yet: put `idle 1`
-//! between them to read the complete count. Every access takes two cycles (setup, access) with
-//! PREADY = 1; a read samples the register state in its setup cycle, a write takes effect at the
-//! edge that ends its access cycle.
+//! visible to a read whose access cycle is e+2 or later. A `read` issued right after an `event`
+//! line has its setup cycle at e_last+1 and its access cycle at e_last+2, so it sees every event
+//! of the line. Every access takes two cycles (setup, access) with PREADY = 1; a read returns the
+//! register state of its access cycle, a write takes effect at the edge that ends its access
+//! cycle.
 //!
 //! ## Expectations and results
 //! `read ... expect`, `read64 ... expect`, `expect irq` and `expect msi` are expectations. A failed
@@ -919,7 +919,8 @@ mod tests {
         /// (counter, high word) latched by the previous transfer when it was a low-word read.
         snapshot: Option<(u32, u32)>,
         stage: Vec<LaneIn>,
-        prdata: u32,
+        /// The address of a read set up in the previous cycle (this is its access cycle).
+        setup_read: Option<u32>,
         irq: bool,
         cycle: u64,
         inputs: Vec<PinInputs>,
@@ -942,7 +943,7 @@ mod tests {
                 irqen: false,
                 snapshot: None,
                 stage: vec![LaneIn::default(); cfg.lanes as usize],
-                prdata: 0,
+                setup_read: None,
                 irq: false,
                 cycle: 0,
                 inputs: Vec::new(),
@@ -1026,8 +1027,13 @@ mod tests {
 
     impl Dut for Mock {
         fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+            // A read returns the state of its access cycle (docs/behaviour.md).
+            let prdata = match self.setup_read.take() {
+                Some(addr) => self.read(addr),
+                None => 0,
+            };
             let out = PinOutputs {
-                prdata: self.prdata,
+                prdata,
                 pready: true,
                 pslverr: false,
                 irq: self.irq,
@@ -1046,10 +1052,9 @@ mod tests {
                 data: inp.pwdata,
                 pprot: inp.pprot,
             };
-            // Reads sample the state of this cycle.
             if inp.psel && !inp.penable && !inp.pwrite {
                 self.transfers.push(transfer(false));
-                self.prdata = self.read(inp.paddr);
+                self.setup_read = Some(inp.paddr);
             }
             let written = if inp.psel && inp.penable && inp.pwrite {
                 self.transfers.push(transfer(true));
@@ -1625,7 +1630,7 @@ read64 0x2000 expect 0x1122334455667789   # fail
             data,
             pprot,
         };
-        // Writes are performed in the access cycle, reads in the setup cycle.
+        // The mock logs a write at its access cycle and a read at its setup cycle.
         let log = &driver.dut.transfers;
         assert_eq!(
             &log[..8],
@@ -1727,15 +1732,16 @@ expect irq 1               # fails: no new pulse
     }
 
     #[test]
-    fn read_right_after_event_misses_the_last_cycle() {
-        // The two-cycle event latency the module documentation warns about.
+    fn read_right_after_event_sees_the_last_cycle() {
+        // The two-cycle event latency of the module documentation: a read set up in the cycle
+        // after the last event has its access cycle two cycles after it.
         let text = "\
 config
 write 0x400 1
 write 0xC00 1
 write 0xE04 1
 event ids=1 cycles=5
-read64 0x10000 expect 4
+read64 0x10000 expect 5
 idle 1
 read64 0x10000 expect 5
 ";

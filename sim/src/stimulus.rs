@@ -279,7 +279,8 @@ impl Stimulus {
     /// counter carries out of its low word at edge s+2+k. 32-bit counters: schedule an OVSCLR0
     /// write of the counter's bit whose access edge is within two edges of that wrap. Wider
     /// counters: schedule a low-then-high read whose low read samples before the carry and whose
-    /// high read samples after it (low setup at s+2+k, give or take one).
+    /// high read samples after it (a read samples the state of its access cycle: low setup at
+    /// s+k or s+k+1 straddles; the aim spans s+k ..= s+k+2).
     fn aim_chase(&mut self, addr: u32, data: u32) {
         let Some(n) = self.counter_addrs.iter().position(|&a| a == addr) else {
             return;
@@ -290,7 +291,7 @@ impl Stimulus {
         let k = (0xFFFF_FFFF - data) as u64;
         let (at, chase) = if self.cfg.wide_counters() {
             (
-                self.now + 1 + k + self.rng.gen_range(0..3),
+                self.now + k + self.rng.gen_range(0..3),
                 Chase::ReadPair { addr },
             )
         } else {
