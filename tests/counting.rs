@@ -349,6 +349,7 @@ fn lane(valid: bool, events: u32, i: u64, l: usize) -> LaneIn {
         events,
         sid: (i as u32).wrapping_mul(0x9E37) ^ l as u32,
         ss,
+        nosid: false,
     }
 }
 

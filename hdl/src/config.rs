@@ -82,6 +82,9 @@ pub struct PmcgConfig {
     pub ats: bool,
     /// IMPLEMENTATION DEFINED event numbers (>= 0x80), each a lane event, in lane-bit order.
     pub impdef_events: Vec<u16>,
+    /// IMPLEMENTATION DEFINED events (a subset of `impdef_events`) that are not related to any
+    /// StreamID: like event 0 they ignore every StreamID and security filter (10.4).
+    pub impdef_global: Vec<u16>,
     /// CFGR.CAPTURE: SVRn and CAPR are implemented.
     pub capture: bool,
     /// CFGR.MSI: IRQ_CFG0/1/2 and IRQ_STATUS are implemented.
@@ -112,6 +115,7 @@ impl Default for PmcgConfig {
             lanes: 1,
             ats: false,
             impdef_events: Vec::new(),
+            impdef_global: Vec::new(),
             capture: true,
             msi: true,
             secure: true,
@@ -174,7 +178,7 @@ fn parse_u32(field: &str, value: &str) -> Result<u32, ConfigError> {
 
 impl PmcgConfig {
     /// The configuration keys [`PmcgConfig::set`] accepts.
-    pub const KEYS: [&'static str; 15] = [
+    pub const KEYS: [&'static str; 16] = [
         "counters",
         "counter_bits",
         "sid_bits",
@@ -186,6 +190,7 @@ impl PmcgConfig {
         "reloc_ctrs",
         "ats",
         "impdef",
+        "impdef_global",
         "page1_offset",
         "pa_bits",
         "jep106",
@@ -217,22 +222,8 @@ impl PmcgConfig {
                     }
                 }
             }
-            "impdef" => {
-                self.impdef_events = if value.is_empty() || value == "none" {
-                    Vec::new()
-                } else {
-                    value
-                        .split(',')
-                        .map(|v| {
-                            parse_number(v)
-                                .and_then(|n| u16::try_from(n).ok())
-                                .ok_or_else(|| {
-                                    err(key, format!("`{v}` is not a 16-bit event number"))
-                                })
-                        })
-                        .collect::<Result<_, _>>()?
-                }
-            }
+            "impdef" => self.impdef_events = parse_event_list(key, value)?,
+            "impdef_global" => self.impdef_global = parse_event_list(key, value)?,
             "page1_offset" => self.page1_offset = parse_u32(key, value)?,
             "pa_bits" => self.pa_bits = parse_u32(key, value)?,
             "jep106" => {
@@ -339,6 +330,20 @@ impl PmcgConfig {
                 return Err(err("impdef", format!("event {e:#x} is listed twice")));
             }
         }
+        for (i, &e) in self.impdef_global.iter().enumerate() {
+            if !self.impdef_events.contains(&e) {
+                return Err(err(
+                    "impdef_global",
+                    format!("event {e:#x} is not one of the impdef events"),
+                ));
+            }
+            if self.impdef_global[..i].contains(&e) {
+                return Err(err(
+                    "impdef_global",
+                    format!("event {e:#x} is listed twice"),
+                ));
+            }
+        }
         let lane_events = self.lane_event_ids().len() as u32;
         if lane_events > LANE_EVENT_BITS {
             return Err(err(
@@ -400,6 +405,12 @@ impl PmcgConfig {
             .map(|p| p as u32)
     }
 
+    /// Whether the StreamID and security filter applies to `event` (10.4): every event but
+    /// event 0 and the IMPLEMENTATION DEFINED events declared global.
+    pub fn event_filterable(&self, event: u16) -> bool {
+        event != CYCLE_EVENT && !self.impdef_global.contains(&event)
+    }
+
     /// Counter registers are 64-bit (8-byte stride) when counters are wider than 32 bits.
     pub fn wide_counters(&self) -> bool {
         self.counter_bits > 32
@@ -435,7 +446,7 @@ impl PmcgConfig {
     /// One line that names the configuration (for reports and cache keys).
     pub fn summary(&self) -> String {
         format!(
-            "counters={} counter_bits={} sid_bits={} lanes={} capture={} msi={} secure={} sid_filter={} reloc_ctrs={} ats={} impdef={} page1_offset={:#x} pa_bits={}",
+            "counters={} counter_bits={} sid_bits={} lanes={} capture={} msi={} secure={} sid_filter={} reloc_ctrs={} ats={} impdef={} impdef_global={} page1_offset={:#x} pa_bits={}",
             self.counters,
             self.counter_bits,
             self.sid_bits,
@@ -449,19 +460,40 @@ impl PmcgConfig {
             },
             on_off(self.reloc_ctrs),
             on_off(self.ats),
-            if self.impdef_events.is_empty() {
-                "none".to_string()
-            } else {
-                self.impdef_events
-                    .iter()
-                    .map(|e| format!("{e:#x}"))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            },
+            event_list(&self.impdef_events),
+            event_list(&self.impdef_global),
             self.page1_offset,
             self.pa_bits,
         )
     }
+}
+
+/// `none` or the events in hex, comma-separated (the syntax `impdef` accepts).
+fn event_list(events: &[u16]) -> String {
+    if events.is_empty() {
+        "none".to_string()
+    } else {
+        events
+            .iter()
+            .map(|e| format!("{e:#x}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// Parses `none`, empty, or comma-separated 16-bit event numbers.
+fn parse_event_list(key: &str, value: &str) -> Result<Vec<u16>, ConfigError> {
+    if value.is_empty() || value == "none" {
+        return Ok(Vec::new());
+    }
+    value
+        .split(',')
+        .map(|v| {
+            parse_number(v)
+                .and_then(|n| u16::try_from(n).ok())
+                .ok_or_else(|| err(key, format!("`{v}` is not a 16-bit event number")))
+        })
+        .collect()
 }
 
 fn on_off(b: bool) -> &'static str {

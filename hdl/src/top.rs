@@ -37,6 +37,8 @@ pub struct PmcgCore {
     pub lane_events: Vec<Signal<In, Bits<32>>>,
     pub lane_sid: Vec<Signal<In, Bits<32>>>,
     pub lane_ss: Vec<Signal<In, Bits<2>>>,
+    /// NoStreamID access on the lane (10.4.2).
+    pub lane_nosid: Vec<Signal<In, Bit>>,
     /// Wired interrupt, edge-triggered: one-cycle pulses.
     pub irq: Signal<Out, Bit>,
     apb: ApbCompleter,
@@ -69,6 +71,7 @@ impl PmcgCore {
             lane_events: (0..lanes).map(|_| Default::default()).collect(),
             lane_sid: (0..lanes).map(|_| Default::default()).collect(),
             lane_ss: (0..lanes).map(|_| Default::default()).collect(),
+            lane_nosid: (0..lanes).map(|_| Default::default()).collect(),
             irq: Default::default(),
             apb: Default::default(),
             regs: RegFile::new(cfg),

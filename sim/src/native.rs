@@ -89,6 +89,7 @@ impl Dut for NativeDut {
             c.lane_events[l].next = (lane.events as u64).into();
             c.lane_sid[l].next = (lane.sid as u64).into();
             c.lane_ss[l].next = (lane.ss.code() as u64).into();
+            c.lane_nosid[l].next = lane.nosid;
         }
         c.pclk.next = Clock { clk: false };
         self.settle();

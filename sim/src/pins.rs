@@ -48,6 +48,9 @@ pub struct LaneIn {
     pub sid: u32,
     /// Security state of the traffic.
     pub ss: SecState,
+    /// NoStreamID access (10.4.2): `sid` is meaningless, `ss` is the access's effective security
+    /// state; counted only under a match-all filter that includes that state.
+    pub nosid: bool,
 }
 
 /// Every input of the PMCG for one cycle. APB signal names follow AMBA APB4.

@@ -27,7 +27,7 @@
 //! | `read ADDR [expect VALUE [mask MASK]] [s\|ns]` | One 32-bit APB read, optionally checked. |
 //! | `write64 ADDR VALUE [s\|ns]` | Two APB writes: low word at ADDR, then high word at ADDR+4. |
 //! | `read64 ADDR [expect VALUE [mask MASK]] [s\|ns]` | Two APB reads: low word at ADDR, then high word at ADDR+4. |
-//! | `event [lane=N] [sid=V] [ss=ns\|s\|realm] ids=E[,E...] [cycles=N]` | Events on one lane. |
+//! | `event [lane=N] [sid=V\|none] [ss=ns\|s\|realm] ids=E[,E...] [cycles=N]` | Events on one lane (`sid=none`: NoStreamID accesses, 10.4.2). |
 //! | `idle N` | N cycles with the bus and every lane idle. |
 //! | `reset` | PRESETn low for one cycle, then released. |
 //! | `expect irq N` | N wired-interrupt pulses since the previous `expect irq` (or the start). |
@@ -174,10 +174,12 @@ pub enum Command {
         expect: Option<Expectation>,
         access: Access,
     },
-    /// `event [lane=N] [sid=V] [ss=ns|s|realm] ids=E[,E...] [cycles=N]`.
+    /// `event [lane=N] [sid=V|none] [ss=ns|s|realm] ids=E[,E...] [cycles=N]`.
     Event {
         lane: u32,
         sid: u32,
+        /// `sid=none`: NoStreamID accesses (10.4.2).
+        nosid: bool,
         ss: SecState,
         /// The event numbers as written.
         ids: Vec<u16>,
@@ -489,9 +491,10 @@ fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
         }
         None => 0,
     };
-    let sid = match sid {
-        Some(t) => number(t, "event: sid", 32)? as u32,
-        None => 0,
+    let (sid, nosid) = match sid {
+        Some("none") => (0, true),
+        Some(t) => (number(t, "event: sid", 32)? as u32, false),
+        None => (0, false),
     };
     let ss = match ss {
         None | Some("ns") => SecState::NonSecure,
@@ -540,6 +543,7 @@ fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
     Ok(Command::Event {
         lane,
         sid,
+        nosid,
         ss,
         ids: list,
         bits,
@@ -760,6 +764,7 @@ impl<D: Dut> Runner<'_, D> {
             Command::Event {
                 lane,
                 sid,
+                nosid,
                 ss,
                 ids,
                 bits,
@@ -767,9 +772,14 @@ impl<D: Dut> Runner<'_, D> {
             } => {
                 if self.trace {
                     let ids: Vec<String> = ids.iter().map(|e| format!("{e:#x}")).collect();
+                    let sid = if *nosid {
+                        "none".to_string()
+                    } else {
+                        format!("{sid:#x}")
+                    };
                     writeln!(
                         self.out,
-                        "cycle {}: event lane={lane} sid={sid:#x} ss={} ids={} bits={bits:#010x} cycles={cycles}",
+                        "cycle {}: event lane={lane} sid={sid} ss={} ids={} bits={bits:#010x} cycles={cycles}",
                         self.driver.cycle,
                         ss_name(*ss),
                         ids.join(",")
@@ -781,6 +791,7 @@ impl<D: Dut> Runner<'_, D> {
                     events: *bits,
                     sid: *sid,
                     ss: *ss,
+                    nosid: *nosid,
                 };
                 self.driver.set_lanes(&inputs);
                 self.idle(*cycles)?;

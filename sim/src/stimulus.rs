@@ -200,6 +200,7 @@ impl Stimulus {
                     self.rng.gen::<u32>() & events_mask
                 },
                 sid: self.rng.gen(),
+                nosid: self.rng.gen_bool(0.1),
                 ss: match self.rng.gen_range(0..3) {
                     0 => SecState::NonSecure,
                     1 => SecState::Secure,

@@ -47,6 +47,7 @@ struct LanePorts {
     events: usize,
     sid: usize,
     ss: usize,
+    nosid: usize,
 }
 
 pub struct VerilatorDut {
@@ -86,6 +87,7 @@ impl VerilatorDut {
                     events: port(&format!("LANE{l}_EVENTS"))?,
                     sid: port(&format!("LANE{l}_SID"))?,
                     ss: port(&format!("LANE{l}_SS"))?,
+                    nosid: port(&format!("LANE{l}_NOSID"))?,
                 })
             })
             .collect::<Result<Vec<_>, VdutError>>()?;
@@ -137,6 +139,7 @@ impl Dut for VerilatorDut {
             m.set(ports.events, lane.events as u64);
             m.set(ports.sid, lane.sid as u64);
             m.set(ports.ss, lane.ss.code() as u64);
+            m.set(ports.nosid, lane.nosid as u64);
         }
         // The inputs and the rising edge in one evaluation: Verilator settles the logic that
         // depends on the inputs before the edge's flip-flops sample it.

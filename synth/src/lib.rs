@@ -101,6 +101,7 @@ pub fn summary_json(cfg: &PmcgConfig, top: &str) -> String {
             "lanes": cfg.lanes,
             "ats": cfg.ats,
             "impdef": cfg.impdef_events,
+            "impdef_global": cfg.impdef_global,
             "capture": cfg.capture,
             "msi": cfg.msi,
             "secure": cfg.secure,

@@ -6,6 +6,7 @@
 //!   PCLK PRESETn PSEL PENABLE PWRITE PADDR ...  ───►  pclk presetn psel penable ...
 //!   LANE<l>_VALID  LANE<l>_EVENTS[E-1:0]        ───►  lane_valid$l lane_events$l[31:0] (zero-extended)
 //!   LANE<l>_SID[S-1:0] LANE<l>_SS[1:0]          ───►  lane_sid$l[31:0] lane_ss$l
+//!   LANE<l>_NOSID                               ───►  lane_nosid$l
 //!   IRQ                                         ◄───  irq
 //! ```
 //! E = number of lane events of the configuration, S = `sid_bits`. The wrapper is pure wiring.
@@ -123,6 +124,13 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
             2,
             format!("lane_ss${l}"),
             "security state: 0 Non-secure, 1 Secure, 2 Realm",
+        ));
+        p.push(port(
+            format!("LANE{l}_NOSID"),
+            In,
+            1,
+            format!("lane_nosid${l}"),
+            "NoStreamID access (10.4.2): SID ignored, SS is its PA space's state",
         ));
     }
     p
