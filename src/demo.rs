@@ -59,37 +59,52 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let events: Vec<u32> = (0..64).filter(|b| ceid0 >> b & 1 == 1).collect();
     println!("  CEID0 {ceid0:#x}: events {events:?}");
 
-    // Four counters on four events: transactions, TLB misses, table walks, cycles.
-    let program: [(u32, u16, &str); 4] = [
-        (0, 1, "transactions"),
-        (1, 2, "TLB misses"),
-        (2, 4, "table walk accesses"),
-        (3, 0, "clock cycles"),
+    // Four counters on four events, filtered the way a driver programs them (10.4): every
+    // stream, StreamIDs 0x20-0x3F (PartialSID: SMR 0x2F ignores bits 4:0), StreamID 7 (ExactSID),
+    // and cycles (never filtered).
+    let span = map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN") as u32;
+    let program: [(u32, u16, u32, u32, &str); 4] = [
+        (0, 1, span, 0xFFFF_FFFF, "transactions, all"),
+        (1, 2, span, 0x2F, "TLB misses, 0x20-0x3F"),
+        (2, 4, 0, 7, "walks, SID 7"),
+        (3, 0, 0, 0, "clock cycles"),
     ];
-    for (n, event, _) in program {
-        d.apb_write(addr(RegId::Evtyper(n)), event as u32, s);
+    let passes = |n: u32, sid: u32| match n {
+        0 => true,
+        1 => (0x20..=0x3F).contains(&sid),
+        2 => sid == 7,
+        _ => true,
+    };
+    for (n, event, filter, smr, _) in program {
+        if let Some(r) = map.get(RegId::Smr(n)) {
+            d.apb_write(r.addr, smr, s);
+        }
+        d.apb_write(addr(RegId::Evtyper(n)), event as u32 | filter, s);
     }
     d.apb_write(addr(RegId::CntenSet0), 0xF, s);
     d.apb_write(addr(RegId::Cr), map.field_mask(RegId::Cr, "E") as u32, s);
 
     // Traffic: the demo keeps its own totals per event, the oracle for the lane-event counters.
     let mut rng = ChaCha8Rng::seed_from_u64(SEED);
-    let mut sent = [0u64; 8];
+    // Per counter: events sent that its filter passes.
+    let mut sent = [0u64; 4];
     for _ in 0..TRAFFIC_CYCLES {
         let mut lanes = vec![LaneIn::default(); cfg.lanes as usize];
         for lane in lanes.iter_mut() {
             if rng.gen_bool(0.7) {
                 lane.valid = true;
                 lane.sid = rng.gen_range(0..64);
-                for event in [1u16, 2, 4] {
+                for (n, event, _, _, _) in &program[..3] {
                     let p = match event {
                         1 => 0.9,
                         2 => 0.2,
                         _ => 0.35,
                     };
                     if rng.gen_bool(p) {
-                        lane.events |= 1 << cfg.lane_bit_of(event).expect("mandatory event");
-                        sent[event as usize] += 1;
+                        lane.events |= 1 << cfg.lane_bit_of(*event).expect("mandatory event");
+                        if passes(*n, lane.sid) {
+                            sent[*n as usize] += 1;
+                        }
                     }
                 }
             }
@@ -102,12 +117,12 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     d.apb_write(addr(RegId::Cr), 0, s);
     let mut ok = true;
     println!("  after {TRAFFIC_CYCLES} cycles of traffic:");
-    for (n, event, what) in program {
+    for (n, event, _, _, what) in program {
         let count = d.apb_read64(addr(RegId::Evcntr(n)), s);
         if event == 0 {
             println!("    EVCNTR{n} event {event} ({what:<20}) = {count:>6}");
         } else {
-            let expected = sent[event as usize];
+            let expected = sent[n as usize];
             let good = count == expected;
             ok &= good;
             println!(

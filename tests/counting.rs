@@ -337,18 +337,15 @@ fn idle_until(d: &mut D, cycle: u64) {
     d.idle(cycle - d.cycle);
 }
 
-/// A lane carrying `events` (valid), with a StreamID and security state that must not matter.
-fn lane(valid: bool, events: u32, i: u64, l: usize) -> LaneIn {
-    let ss = match (i + l as u64) % 3 {
-        0 => SecState::NonSecure,
-        1 => SecState::Secure,
-        _ => SecState::Realm,
-    };
+/// A lane carrying `events` (valid) from StreamID 0, Non-secure: the traffic the reset filter
+/// (ExactSID on StreamID 0, Non-secure; docs/behaviour.md) counts. Filtering has its own tests
+/// (tests/filtering.rs); `i` and `l` are kept for call sites that vary lanes per cycle.
+fn lane(valid: bool, events: u32, _i: u64, _l: usize) -> LaneIn {
     LaneIn {
         valid,
         events,
-        sid: (i as u32).wrapping_mul(0x9E37) ^ l as u32,
-        ss,
+        sid: 0,
+        ss: SecState::NonSecure,
         nosid: false,
     }
 }

@@ -15,7 +15,7 @@
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.5, 10.6.
 
 use crate::bitpack::BitPack;
-use crate::config::PmcgConfig;
+use crate::config::{PmcgConfig, SidFilterType};
 use crate::counter::EventCounter;
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
@@ -39,6 +39,16 @@ pub struct RegFile {
     pub match_is_lane: Vec<Signal<Out, Bit>>,
     pub match_lane_bit: Vec<Signal<Out, Bits<5>>>,
     pub match_next_cycle: Vec<Signal<Out, Bit>>,
+    /// To the match stage's filter registers (10.4): load counter n's filter at this edge, with
+    /// the decode of the EVTYPER/SMR values being written (docs/behaviour.md).
+    pub filt_wr: Vec<Signal<Out, Bit>>,
+    pub filt_care: Signal<Out, Bits<32>>,
+    pub filt_value: Signal<Out, Bits<32>>,
+    pub filt_many: Signal<Out, Bit>,
+    pub filt_all_sid: Signal<Out, Bit>,
+    pub filt_sec: Signal<Out, Bit>,
+    /// SCR.SO (0 without Secure state).
+    pub so: Signal<Out, Bit>,
     /// Read data of the access cycle (0 when `req_rd` is 0).
     pub rd_data: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
@@ -158,6 +168,19 @@ pub struct RegFile {
     guarded: Signal<Local, Bit>,
     snap_hit: Signal<Local, Bit>,
     ovf_vec: Signal<Local, Bits<64>>,
+    /// Filter decode (10.4): implemented STREAMID bits, EVTYPER filter fields, SCR.SO.
+    sid_all: Constant<Bits<32>>,
+    span_mask: Constant<Bits<32>>,
+    sec_mask: Constant<Bits<32>>,
+    so_mask: Constant<Bits<32>>,
+    global_filter: Constant<Bit>,
+    /// The addressed counter's EVTYPER and STREAMID as they will be after this edge's write.
+    filt_evt: Signal<Local, Bits<32>>,
+    filt_x: Signal<Local, Bits<32>>,
+    filt_span: Signal<Local, Bit>,
+    filt_care_l: Signal<Local, Bits<32>>,
+    /// This edge writes EVTYPER0 or SMR0 (the global filter).
+    filt_wr0: Signal<Local, Bit>,
 }
 
 fn c32(v: u64) -> Constant<Bits<32>> {
@@ -212,6 +235,18 @@ impl RegFile {
             .iter()
             .filter(|r| matches!(r.id, RegId::Smr(_)))
             .count() as u64;
+        // The filter decode reads the SMR selected by an EVTYPER address and the EVTYPER selected
+        // by an SMR address: both arrays must index counters with the same address bits.
+        let index_of = |addr: u32, id: RegId| (addr & (map.array_extent(id) - 1)) >> 2;
+        for i in 0..smr_count as u32 {
+            let (evt, smr) = (map.reg(RegId::Evtyper(i)).addr, map.reg(RegId::Smr(i)).addr);
+            assert_eq!(index_of(evt, RegId::Smr(0)), i, "EVTYPER{i} selects SMR{i}");
+            assert_eq!(
+                index_of(smr, RegId::Evtyper(0)),
+                i,
+                "SMR{i} selects EVTYPER{i}"
+            );
+        }
         RegFile {
             clock: Default::default(),
             rst: Default::default(),
@@ -225,6 +260,23 @@ impl RegFile {
             match_is_lane: (0..n).map(|_| Default::default()).collect(),
             match_lane_bit: (0..n).map(|_| Default::default()).collect(),
             match_next_cycle: (0..n).map(|_| Default::default()).collect(),
+            filt_wr: (0..n).map(|_| Default::default()).collect(),
+            filt_care: Default::default(),
+            filt_value: Default::default(),
+            filt_many: Default::default(),
+            filt_all_sid: Default::default(),
+            filt_sec: Default::default(),
+            so: Default::default(),
+            sid_all: c32(map.field_mask(RegId::Smr(0), "STREAMID")),
+            span_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN")),
+            sec_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID")),
+            so_mask: c32(map.field_mask(RegId::Scr, "SO")),
+            global_filter: Constant::new(cfg.sid_filter == SidFilterType::Global),
+            filt_evt: Default::default(),
+            filt_x: Default::default(),
+            filt_span: Default::default(),
+            filt_care_l: Default::default(),
+            filt_wr0: Default::default(),
             rd_data: Default::default(),
             irq: Default::default(),
             ctr: (0..cfg.counters)
@@ -438,6 +490,34 @@ impl Logic for RegFile {
             }
         }
         self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
+        // ---- Filter decode (10.4): the addressed counter's (CARE, VALUE, mode) after this write.
+        // An EVTYPER address and an SMR address select the same counter's other register (the
+        // arrays share their index bits; checked in `new`).
+        self.filt_evt.next = self.sel_evtyper.val();
+        if self.evt_in.val() {
+            self.filt_evt.next = self.evt_merged.val();
+        }
+        self.filt_x.next = self.sel_smr.val() & self.sid_all.val();
+        if self.smr_in.val() {
+            self.filt_x.next = self.smr_merged.val() & self.sid_all.val();
+        }
+        self.filt_span.next = (self.filt_evt.val() & self.span_mask.val()).any();
+        // ExactSID compares every implemented bit; with SPAN = 1 the lowest 0 bit of STREAMID and
+        // every bit below it are ignored (x ^ (x + 1) is exactly those bits).
+        self.filt_care_l.next = self.sid_all.val();
+        if self.filt_span.val() {
+            self.filt_care_l.next =
+                self.sid_all.val() & (!(self.filt_x.val() ^ (self.filt_x.val() + 1u64)));
+        }
+        self.filt_care.next = self.filt_care_l.val();
+        self.filt_value.next = self.filt_x.val() & self.filt_care_l.val();
+        self.filt_many.next = self.filt_span.val() & (self.filt_x.val() == self.sid_all.val());
+        self.filt_all_sid.next = self.filt_span.val() & (!self.filt_care_l.val().any());
+        self.filt_sec.next = (self.filt_evt.val() & self.sec_mask.val()).any();
+        self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
+        self.filt_wr0.next = self.wr_ok.val()
+            & ((self.evt_in.val() & (self.evt_idx.val() == self.ctr_index[0].val()))
+                | (self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[0].val())));
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
         for n in 0..self.ctr.len() {
@@ -464,6 +544,15 @@ impl Logic for RegFile {
             self.ctr[n].wr_smr.next = self.wr_ok.val()
                 & self.smr_in.val()
                 & (self.smr_idx.val() == self.ctr_index[n].val());
+            // The global filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every
+            // counter's filter registers; per-counter filters load on the counter's own writes.
+            if self.global_filter.val() {
+                self.filt_wr[n].next = self.filt_wr0.val();
+            } else {
+                self.filt_wr[n].next = self.wr_ok.val()
+                    & ((self.evt_in.val() & (self.evt_idx.val() == self.ctr_index[n].val()))
+                        | (self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[n].val())));
+            }
             self.ctr[n].wdata.next = self.ctr_wdata.val();
             self.ctr[n].evt_wdata.next = self.evt_merged.val();
             self.ctr[n].smr_wdata.next = self.smr_merged.val();

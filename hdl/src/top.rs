@@ -4,14 +4,12 @@
 //!   presetn ──► rst_q (reset register) ──► every block's rst
 //!   psel penable pwrite paddr
 //!   pwdata pstrb pprot ──► ApbCompleter ──req (registered)──► RegFile ──► irq
-//!   prdata pready pslverr ◄────┘      ◄─rd_data──────────┘ │ ▲ per-counter event selection
+//!   prdata ◄── rd_data ◄─────────────────────────────────┘ │ ▲ event selection, filter loads, SO
 //!                                                          ▼ │ matched (registered)
-//!   lane_valid$l lane_events$l lane_sid$l lane_ss$l ──► MatchStage     (l = 0 .. lanes-1)
+//!   lane_valid$l lane_events$l lane_sid$l lane_ss$l lane_nosid$l ──► MatchStage  (l < lanes)
 //! ```
 //! Only `ApbCompleter`'s setup registers, `MatchStage` and this block read live inputs; the
 //! register file and the counters see registers only.
-//! `lane_sid` and `lane_ss` are part of the lane interface now so that integrations do not change
-//! when the StreamID matcher lands; until then no counter looks at them (docs/behaviour.md).
 
 use crate::apb::ApbCompleter;
 use crate::config::PmcgConfig;
@@ -115,11 +113,21 @@ impl Logic for PmcgCore {
         for l in 0..self.lane_valid.len() {
             self.matcher.lane_valid[l].next = self.lane_valid[l].val();
             self.matcher.lane_events[l].next = self.lane_events[l].val();
+            self.matcher.lane_sid[l].next = self.lane_sid[l].val();
+            self.matcher.lane_ss[l].next = self.lane_ss[l].val();
+            self.matcher.lane_nosid[l].next = self.lane_nosid[l].val();
         }
+        self.matcher.filt_care.next = self.regs.filt_care.val();
+        self.matcher.filt_value.next = self.regs.filt_value.val();
+        self.matcher.filt_many.next = self.regs.filt_many.val();
+        self.matcher.filt_all_sid.next = self.regs.filt_all_sid.val();
+        self.matcher.filt_sec.next = self.regs.filt_sec.val();
+        self.matcher.so.next = self.regs.so.val();
         for n in 0..self.matcher.matched.len() {
             self.matcher.is_lane[n].next = self.regs.match_is_lane[n].val();
             self.matcher.lane_bit[n].next = self.regs.match_lane_bit[n].val();
             self.matcher.next_is_cycle[n].next = self.regs.match_next_cycle[n].val();
+            self.matcher.filt_wr[n].next = self.regs.filt_wr[n].val();
             self.regs.matched[n].next = self.matcher.matched[n].val();
         }
         self.irq.next = self.regs.irq.val();

@@ -108,10 +108,11 @@
 //! # CFGR of a 4-counter configuration, then three events counted by counter 0.
 //! config counters=4 lanes=2
 //! read 0xE00 expect 0x00703F03
-//! write 0x400 1                    # EVTYPER0.EVENT = 1
+//! write 0x400 1                    # EVTYPER0.EVENT = 1 (filter: reset, ExactSID 0, Non-secure)
 //! write 0xC00 1                    # CNTENSET0: counter 0
 //! write 0xE04 1                    # CR.E
-//! event lane=1 sid=0x12 ss=s ids=1 cycles=3
+//! event lane=1 sid=0 ids=1 cycles=3
+//! event lane=1 sid=0x12 ss=s ids=1 cycles=2   # another stream: filtered out
 //! idle 1
 //! read64 0x10000 expect 3          # EVCNTR0 (page 1)
 //! expect irq 0
@@ -1093,7 +1094,15 @@ mod tests {
                         Some(k) => self
                             .stage
                             .iter()
-                            .filter(|l| l.valid && l.events >> k & 1 == 1)
+                            // The reset filter only (ExactSID 0, Non-secure): the mock
+                            // does not model SMR or the filter fields.
+                            .filter(|l| {
+                                l.valid
+                                    && l.events >> k & 1 == 1
+                                    && l.sid == 0
+                                    && l.ss == SecState::NonSecure
+                                    && !l.nosid
+                            })
                             .count() as u64,
                         None => 0,
                     },
@@ -1286,6 +1295,7 @@ expect msi 0 data=7
                 Command::Event {
                     lane: 0,
                     sid: 0,
+                    nosid: false,
                     ss: SecState::NonSecure,
                     ids: vec![1],
                     bits: 1,
@@ -1297,6 +1307,7 @@ expect msi 0 data=7
                 Command::Event {
                     lane: 1,
                     sid: 0x12,
+                    nosid: false,
                     ss: SecState::Secure,
                     ids: vec![6, 0x91, 2],
                     // Lane bits: 1-5 -> 0-4, 6-7 -> 5-6, 0x80 -> 7, 0x91 -> 8.
@@ -1309,6 +1320,7 @@ expect msi 0 data=7
                 Command::Event {
                     lane: 0,
                     sid: 0,
+                    nosid: false,
                     ss: SecState::Realm,
                     ids: vec![0x80],
                     bits: 1 << 7,
@@ -1679,18 +1691,21 @@ idle 1
             events: (1 << 5) | (1 << 7),
             sid: 0x12,
             ss: SecState::Secure,
+            nosid: false,
         };
         let b = LaneIn {
             valid: true,
             events: 1,
             sid: 0,
             ss: SecState::NonSecure,
+            nosid: false,
         };
         let c = LaneIn {
             valid: true,
             events: 1 << 4,
             sid: 0,
             ss: SecState::Realm,
+            nosid: false,
         };
         let expected: Vec<Vec<LaneIn>> = vec![
             vec![idle, idle, idle],
@@ -1867,14 +1882,15 @@ read 0xE00 expect 0x00703F03
 write 0x400 1
 write 0xC00 1
 write 0xE04 1
-event lane=1 sid=0x12 ss=s ids=1 cycles=3
+event lane=1 sid=0 ids=1 cycles=3
+event lane=1 sid=0x12 ss=s ids=1 cycles=2
 idle 1
 read64 0x10000 expect 3
 expect irq 0
 ";
         let (report, out, _) = run_text(text, None, false);
         assert_eq!(out, "3 passed, 0 failed\n");
-        assert_eq!(report.cycles, 2 + 2 * 3 + 3 + 1 + 4);
+        assert_eq!(report.cycles, 2 + 2 * 3 + 3 + 2 + 1 + 4);
     }
 
     // -----------------------------------------------------------------------------------------

@@ -33,6 +33,9 @@ pub struct Stimulus {
     targets: Vec<u32>,
     counter_addrs: Vec<u32>,
     evtyper_addrs: Vec<u32>,
+    smr_addrs: Vec<u32>,
+    /// Implemented SMR.STREAMID bits (lane StreamIDs are drawn within them).
+    sid_all: u32,
     /// Words of CNTEN/INTEN/OVS SET/CLR: written often so that writes meet overflows.
     bitmap_addrs: Vec<u32>,
     lane_events: Vec<u16>,
@@ -88,6 +91,13 @@ impl Stimulus {
             .filter(|r| matches!(r.id, RegId::Evtyper(_)))
             .map(|r| r.addr)
             .collect();
+        let smr_addrs = map
+            .regs
+            .iter()
+            .filter(|r| matches!(r.id, RegId::Smr(_)))
+            .map(|r| r.addr)
+            .collect();
+        let sid_all = map.field_mask(RegId::Smr(0), "STREAMID") as u32;
         let bitmap_addrs = map
             .regs
             .iter()
@@ -111,6 +121,8 @@ impl Stimulus {
             targets,
             counter_addrs,
             evtyper_addrs,
+            smr_addrs,
+            sid_all,
             bitmap_addrs,
             lane_events: cfg.lane_event_ids(),
             map,
@@ -140,7 +152,13 @@ impl Stimulus {
                     a
                 }
             }
-            3 => Self::pick(&mut self.rng, &self.evtyper_addrs),
+            3 => {
+                if self.rng.gen_bool(0.5) {
+                    Self::pick(&mut self.rng, &self.evtyper_addrs)
+                } else {
+                    Self::pick(&mut self.rng, &self.smr_addrs)
+                }
+            }
             4 => self.rng.gen::<u32>() & 0x1_FFFF,
             5 | 6 => Self::pick(&mut self.rng, &self.bitmap_addrs),
             _ => Self::pick(&mut self.rng, &self.targets),
@@ -168,6 +186,19 @@ impl Stimulus {
                 _ => 0xFFFF_FFFF,
             };
         }
+        if self.smr_addrs.contains(&addr) {
+            // Filters that lane StreamIDs hit: exact pool values, partial masks around them, the
+            // two match-all encodings (10.4), and anything.
+            let v = self.pool_sid();
+            let k = self.rng.gen_range(0..4);
+            return match self.rng.gen_range(0..20) {
+                0..=3 => 0xFFFF_FFFF,
+                4..=6 => self.sid_all >> 1,
+                7..=11 => v,
+                12..=16 => (v | ((1 << k) - 1)) & !(1 << k),
+                _ => self.rng.gen(),
+            };
+        }
         if is(RegId::Cr) || is(RegId::IrqCtrl) {
             return u32::from(self.rng.gen_bool(0.75)); // mostly enabled
         }
@@ -182,6 +213,12 @@ impl Stimulus {
             0 => 0xFFFF_FFFF,
             _ => self.rng.gen(),
         }
+    }
+
+    /// A StreamID from a small pool, so that lane traffic and SMR filters meet.
+    fn pool_sid(&mut self) -> u32 {
+        const POOL: [u32; 6] = [0x0, 0x1, 0x40, 0x41, 0x42, 0x43];
+        POOL[self.rng.gen_range(0..POOL.len())] & self.sid_all
     }
 
     fn step_lanes(&mut self) {
@@ -199,7 +236,11 @@ impl Stimulus {
                 } else {
                     self.rng.gen::<u32>() & events_mask
                 },
-                sid: self.rng.gen(),
+                sid: if self.rng.gen_bool(0.7) {
+                    self.pool_sid()
+                } else {
+                    self.rng.gen::<u32>() & self.sid_all
+                },
                 nosid: self.rng.gen_bool(0.1),
                 ss: match self.rng.gen_range(0..3) {
                     0 => SecState::NonSecure,
