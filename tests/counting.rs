@@ -401,15 +401,15 @@ fn each_supported_event_counts_exactly_its_lane_bit() {
                 p.set_event(d, 0, id);
                 p.set_event(d, 1, other);
                 p.set_event(d, 2, 0);
-                // Counter 3: the same event with every other EVTYPER bit set (filter fields,
-                // OVFCAP, RES0) and a StreamID in SMR that no lane carries: filters are stored
-                // only (behaviour.md), so it counts like counter 0.
+                // Counter 3: the same event with every other EVTYPER bit set (FILTER_SID_SPAN,
+                // FILTER_SEC_SID, OVFCAP, RES0) and, with per-counter filters, SMR3 all ones:
+                // AllSIDManySECSID, which takes the Non-secure lanes (behaviour.md); with the
+                // global filter it follows EVTYPER0/SMR0 (ExactSID 0). Either way it counts like
+                // counter 0, which keeps the reset filter (ExactSID 0, Non-secure).
                 let event_mask = p.map.field_mask(RegId::Evtyper(3), "EVENT") as u32;
                 p.write(d, RegId::Evtyper(3), !event_mask | id as u32);
-                for smr in [RegId::Smr(0), RegId::Smr(3)] {
-                    if p.map.get(smr).is_some() {
-                        p.write(d, smr, 0x5A);
-                    }
+                if p.map.get(RegId::Smr(3)).is_some() {
+                    p.write(d, RegId::Smr(3), 0xFFFF_FFFF);
                 }
                 p.write_bits(d, RegId::CntenSet0, 0b1111);
                 let on = p.start(d);

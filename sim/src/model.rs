@@ -12,32 +12,39 @@
 //!  │ counters[n] EVCNTRn (counter_bits) │    2. rst_q (PRESETn of cycle t-1 low):
 //!  │ cnten inten ovs   bitmap storages  │       all := reset values; go to 9
 //!  │ decode masks  (from EVTYPERn)      │    3. APB read access: 64-bit snapshot rule
-//!  │ stage[l]    match stage + selection│    4. count with cycle-t CR.E, CNTEN, decode
-//!  │ setup       APB setup register     │       and stage; carry -> ovf (counter written
-//!  │ rst_q       PRESETn register       │       at this edge skips counting)
-//!  │ snap        64-bit read snapshot   │    5. irq := (ovf & INTEN) != 0 && IRQEN
-//!  │ irq         interrupt register     │    6. APB write access: PSTRB merge, guards
-//!  └────────────────────────────────────┘    7. OVS |= ovf (beats a same-edge OVSCLR0)
-//!                                            8. stage := inp.lanes, with the selection
-//!                                               in force before this edge's write
+//!  │ filter[n]   (CARE, VALUE, states,  │    4. count with cycle-t CR.E, CNTEN, cycle
+//!  │   NoStreamID) from EVTYPER, SMR, SO│       mask and stage; carry -> ovf (counter
+//!  │ stage       per-counter lane counts│       written at this edge skips counting)
+//!  │ setup       APB setup register     │    5. irq := (ovf & INTEN) != 0 && IRQEN
+//!  │ rst_q       PRESETn register       │    6. stage := per counter, the valid lanes of
+//!  │ snap        64-bit read snapshot   │       inp whose event it selects and that pass
+//!  │ irq         interrupt register     │       its filter (cycle-t selection and filter,
+//!  └────────────────────────────────────┘       before this edge's write)
+//!                                            7. APB write access: PSTRB merge, guards;
+//!                                               re-decode event / filter if written
+//!                                            8. OVS |= ovf (beats a same-edge OVSCLR0)
 //!                                            9. setup := this cycle's APB setup (PRESETn
 //!                                               high); rst_q := !PRESETn
 //! ```
 //!
-//! Decode is precomputed when EVTYPERn is written (a cycle-counter mask and one counter mask per
-//! lane event bit), so `step` does no per-counter decoding and never allocates.
+//! Decode is precomputed when a register is written, never per event: EVTYPERn gives a
+//! cycle-counter mask and one counter mask per lane event bit; EVTYPERn, SMRn and SCR.SO give each
+//! counter's filter (CARE, VALUE, accepted security states, NoStreamID accepted), grouped into the
+//! distinct filters in use. `step` checks each valid lane once per distinct filter (one
+//! AND-compare), keeps the per-counter lane counts bit-sliced, and never allocates.
 //!
-//! Scope, as `docs/behaviour.md` sets it today: StreamID / security-state filtering (10.4, 10.6
-//! SO), the capture bank (SVRn, CAPR, OVFCAP) and MSIs are not modelled yet; SMRn and the filter
-//! fields are stored only, SVRn and IRQ_STATUS read 0. The match stage keeps `sid` and `ss` so the
-//! filter can be added where lanes are matched to counters.
+//! Scope, as `docs/behaviour.md` sets it today: lane events are filtered by StreamID and security
+//! state (10.4 ExactSID, PartialSID, AllSIDOneSECSID and AllSIDManySECSID; 10.4.1 truncation to
+//! `sid_bits`; 10.4.2 NoStreamID; 10.6 SCR.SO; per-counter or global filter), with Realm not
+//! implemented (a Realm event never passes a filterable event). Not modelled yet: the capture bank
+//! (SVRn, CAPR, OVFCAP) and MSIs; SVRn and IRQ_STATUS read 0.
 
 use std::collections::HashMap;
 
-use pmcg_hdl::config::{PmcgConfig, CYCLE_EVENT, LANE_EVENT_BITS, MAX_LANES};
+use pmcg_hdl::config::{PmcgConfig, SidFilterType, CYCLE_EVENT, LANE_EVENT_BITS, MAX_LANES};
 use pmcg_hdl::regmap::{Access as FieldAccess, RegId, RegisterMap, Word};
 
-use crate::pins::{Dut, LaneIn, PinInputs, PinOutputs};
+use crate::pins::{Dut, LaneIn, PinInputs, PinOutputs, SecState};
 
 /// `PPROT[1]`: 1 marks a Non-secure access (AMBA APB4; behaviour.md "Security").
 const PPROT_NONSECURE: u8 = 0b010;
@@ -57,15 +64,18 @@ enum Kind {
     Counter(usize),
     /// One of the W1S/W1C views of a bitmap storage.
     Bitmap(Bitmap),
-    /// EVTYPERn: `vals[slot]`, and its write re-decodes counter n.
+    /// EVTYPERn: `vals[slot]`, and its write re-decodes counter n (event and filter).
     Evtyper(usize),
+    /// SMRn: `vals[slot]`, and its write re-decodes the filter of the counters it applies to.
+    Smr(usize),
     /// CR: `vals[slot]`, mirrored in `cr_e`.
     Cr,
-    /// SCR: `vals[slot]`, NSRA mirrored in `nsra`.
+    /// SCR: `vals[slot]`, NSRA and SO mirrored in `nsra` and `so`; its write re-decodes every
+    /// filter (SO).
     Scr,
     /// IRQ_CTRL: `vals[slot]`, IRQEN mirrored in `irqen`; its write updates IRQ_CTRLACK.
     IrqCtrl,
-    /// Every other register: `vals[slot]` (RO constants, SMR, SVR, IRQ_CFGx, CAPR, ...).
+    /// Every other register: `vals[slot]` (RO constants, SVR, IRQ_CFGx, CAPR, ...).
     Plain,
 }
 
@@ -100,6 +110,95 @@ enum Decode {
     Nothing,
 }
 
+/// Bit of a [`SecState`] in [`Filter::states`].
+#[inline]
+fn ss_bit(ss: SecState) -> u8 {
+    1 << ss.code()
+}
+
+/// A counter's StreamID and security-state filter, decoded from (SPAN, SEC, X) and SCR.SO when one
+/// of them is written (docs/behaviour.md, "StreamID and security-state filtering"), so that the
+/// match stage does one AND-compare per lane event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Filter {
+    /// StreamID bits that must match (10.4: ExactSID all W bits, PartialSID the bits above the
+    /// ignored span, match-all none).
+    care: u32,
+    /// Their required value (`STREAMID & care`).
+    value: u32,
+    /// Security states counted, one bit per [`ss_bit`].
+    states: u8,
+    /// NoStreamID accesses are counted (10.4.2: only under a match-all filter).
+    nosid: bool,
+}
+
+impl Filter {
+    /// The filter of an event that cannot be filtered (event 0, `impdef_global`; 10.4): every
+    /// valid lane event counts, whatever its StreamID, security state and NoStreamID flag.
+    const ALL: Filter = Filter {
+        care: 0,
+        value: 0,
+        states: 0b111,
+        nosid: true,
+    };
+
+    /// Decodes a filterable event's filter: `span` = FILTER_SID_SPAN, `sec` = FILTER_SEC_SID (0
+    /// without Secure state), `x` = SMRn.STREAMID (W implemented bits), `all` = 2^W - 1, `so` =
+    /// SCR.SO (0 without Secure state).
+    fn decode(span: bool, sec: bool, x: u32, all: u32, so: bool) -> Filter {
+        let (ns, s) = (ss_bit(SecState::NonSecure), ss_bit(SecState::Secure));
+        // 10.4 modes. AllSIDManySECSID: SPAN = 1 and STREAMID all ones in the W implemented bits.
+        let many = span && x == all;
+        let care = if !span {
+            all // ExactSID
+        } else if many {
+            0
+        } else {
+            // PartialSID: STREAMID[Y-1] is the lowest 0 and STREAMID[Y-2:0] are ones; bits [Y-1:0]
+            // are ignored. x < all here, so x + 1 does not overflow. X = ALL >> 1 (AllSIDOneSECSID)
+            // gives care = 0.
+            all & !(x ^ (x + 1))
+        };
+        // 10.5.2.12 SO = 0: FILTER_SEC_SID is effectively 0 (SEC_EFF = SEC & SO).
+        let sec_eff = sec && so;
+        let states = if many {
+            // 10.4: the "all ones" encoding matches both namespaces when Secure observation is
+            // enabled, only Non-secure otherwise (the SMMUv3.1+ rule; one of the SMMUv3.0 choices).
+            ns | if so { s } else { 0 }
+        } else if sec_eff {
+            s // 10.4 / 10.6: the filter applies to the Secure StreamID namespace
+        } else {
+            ns
+        };
+        Filter {
+            care,
+            value: x & care,
+            states,
+            // 10.4.2: NoStreamID accesses count only with SPAN = 1 and a match-all STREAMID
+            // (AllSIDManySECSID or AllSIDOneSECSID), in an accepted security state.
+            nosid: span && care == 0,
+        }
+    }
+
+    /// Whether a valid lane event passes the filter. Realm is not implemented (no ROOTCR, no
+    /// FILTER_REALM_SID): no decoded filter accepts it, only [`Filter::ALL`].
+    #[inline]
+    fn passes(&self, l: &LaneIn) -> bool {
+        self.states & ss_bit(l.ss) != 0
+            && if l.nosid {
+                self.nosid
+            } else {
+                // The lane's W SID bits: care has no bit above W.
+                l.sid & self.care == self.value
+            }
+    }
+}
+
+/// Bits of a match-stage number and of a counter's increment per edge (at most `MAX_LANES`
+/// lanes, plus 1 when it counts cycles).
+const STAGE_BITS: usize = 4;
+const _: () = assert!((MAX_LANES as usize) < (1 << STAGE_BITS) - 1);
+
 /// The reference model of one PMCG instance.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -110,6 +209,11 @@ pub struct Model {
     by_id: HashMap<RegId, usize>,
     /// Slot of EVTYPERn, per counter.
     evtyper_slot: Vec<usize>,
+    /// Slots of the EVTYPER and SMR holding each counter's filter: its own with per-counter
+    /// filters, EVTYPER0 and SMR0 for every counter with the global filter (10.4).
+    filter_slots: Vec<(usize, usize)>,
+    /// SID_FILTER_TYPE = 1: EVTYPER0 / SMR0 filter every counter.
+    global_filter: bool,
     /// Slot of IRQ_CTRLACK, when present.
     ack_slot: Option<usize>,
     /// Security rules apply (cfg.secure).
@@ -121,8 +225,19 @@ pub struct Model {
     counter_mask: u64,
     /// EVTYPERn.EVENT field: (mask, lsb).
     event_field: (u64, u32),
+    /// EVTYPER0.FILTER_SID_SPAN and FILTER_SEC_SID (0 without Secure state); EVTYPERn has the same
+    /// positions where it has the fields (10.5.2.2).
+    span_mask: u64,
+    sec_mask: u64,
+    /// SMR0.STREAMID field: (mask, lsb); it implements W = sid_bits bits (10.4.1).
+    streamid_field: (u64, u32),
+    /// ALL = 2^W - 1.
+    sid_all: u32,
+    /// Lane event bits whose event can be filtered (`cfg.event_filterable`).
+    filterable_bits: u32,
     cr_e_mask: u64,
     scr_nsra_mask: u64,
+    scr_so_mask: u64,
     irq_ctrl_irqen_mask: u64,
     ack_irqen_mask: u64,
 
@@ -137,6 +252,8 @@ pub struct Model {
     // ---- derived from the architectural state (kept in step with it) ----
     cr_e: bool,
     nsra: bool,
+    /// SCR.SO (false without Secure state: SCR is absent).
+    so: bool,
     irqen: bool,
     ack_irqen: bool,
     decode: Vec<Decode>,
@@ -146,14 +263,19 @@ pub struct Model {
     lane_mask: [u64; LANE_EVENT_BITS as usize],
     /// Lane event bits some counter selects.
     used_lane_bits: u32,
+    /// Each counter's decoded filter (per counter even with the global filter: whether the filter
+    /// applies depends on the counter's own EVENT).
+    filter: Vec<Filter>,
+    /// The distinct filters of `filter`, each with the counters that have it: the match stage
+    /// checks each lane once per distinct filter, not once per counter.
+    filter_groups: Vec<(Filter, u64)>,
 
     // ---- pipeline registers ----
-    /// Match stage: the lane inputs of the previous cycle, with the event selection that was in
-    /// force in that cycle (`stage_lane_mask`, `stage_used_bits`): events are matched to counters
-    /// in the cycle they arrive and counted at the next edge (docs/behaviour.md).
-    stage: [LaneIn; MAX_LANES as usize],
-    stage_lane_mask: [u64; LANE_EVENT_BITS as usize],
-    stage_used_bits: u32,
+    /// Match stage: per counter, the number of valid lanes of the previous cycle that carried the
+    /// event it selected and passed its filter, both as in force in that cycle; added at the next
+    /// edge if the counter is enabled then (docs/behaviour.md). Bit-sliced: bit n of
+    /// `stage[i]` is bit i of counter n's number.
+    stage: [u64; STAGE_BITS],
     /// APB setup register: the transfer whose access cycle is the next cycle (behaviour.md).
     setup: Option<Setup>,
     /// PRESETn of the previous cycle was low: this edge resets (behaviour.md, "Clocking and reset").
@@ -201,6 +323,7 @@ impl Model {
             let kind = match r.id {
                 RegId::Evcntr(n) => Kind::Counter(n as usize),
                 RegId::Evtyper(n) => Kind::Evtyper(n as usize),
+                RegId::Smr(n) => Kind::Smr(n as usize),
                 RegId::CntenSet0 | RegId::CntenClr0 => Kind::Bitmap(Bitmap::Cnten),
                 RegId::IntenSet0 | RegId::IntenClr0 => Kind::Bitmap(Bitmap::Inten),
                 RegId::OvsSet0 | RegId::OvsClr0 => Kind::Bitmap(Bitmap::Ovs),
@@ -236,12 +359,42 @@ impl Model {
             .field("EVENT")
             .expect("EVTYPER0.EVENT");
         let event_field = (event.mask(), event.lsb);
+        let streamid = map
+            .reg(RegId::Smr(0))
+            .field("STREAMID")
+            .expect("SMR0.STREAMID");
+        let streamid_field = (streamid.mask(), streamid.lsb);
+        let sid_all = (streamid.mask() >> streamid.lsb) as u32;
+        let global_filter = cfg.sid_filter == SidFilterType::Global;
+        let filter_slots = (0..cfg.counters)
+            .map(|n| {
+                let src = if global_filter { 0 } else { n };
+                (by_id[&RegId::Evtyper(src)], by_id[&RegId::Smr(src)])
+            })
+            .collect();
+        let filterable_bits = cfg
+            .lane_event_ids()
+            .iter()
+            .enumerate()
+            .fold(0u32, |a, (k, &e)| {
+                if cfg.event_filterable(e) {
+                    a | 1 << k
+                } else {
+                    a
+                }
+            });
         let ack_slot = by_id.get(&RegId::IrqCtrlAck).copied();
         let mut m = Model {
             counter_mask: map.reg(RegId::Evcntr(0)).impl_mask(),
             event_field,
+            span_mask: map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN"),
+            sec_mask: map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID"),
+            streamid_field,
+            sid_all,
+            filterable_bits,
             cr_e_mask: map.field_mask(RegId::Cr, "E"),
             scr_nsra_mask: map.field_mask(RegId::Scr, "NSRA"),
+            scr_so_mask: map.field_mask(RegId::Scr, "SO"),
             irq_ctrl_irqen_mask: map.field_mask(RegId::IrqCtrl, "IRQEN"),
             ack_irqen_mask: map.field_mask(RegId::IrqCtrlAck, "IRQEN"),
             vals: vec![0; slots.len()],
@@ -249,6 +402,8 @@ impl Model {
             by_addr,
             by_id,
             evtyper_slot,
+            filter_slots,
+            global_filter,
             ack_slot,
             secure: cfg.secure,
             lanes: cfg.lanes as usize,
@@ -260,15 +415,16 @@ impl Model {
             ovs: 0,
             cr_e: false,
             nsra: false,
+            so: false,
             irqen: false,
             ack_irqen: false,
             decode: vec![Decode::Nothing; counters],
             cycle_mask: 0,
             lane_mask: [0; LANE_EVENT_BITS as usize],
             used_lane_bits: 0,
-            stage: [LaneIn::default(); MAX_LANES as usize],
-            stage_lane_mask: [0; LANE_EVENT_BITS as usize],
-            stage_used_bits: 0,
+            filter: vec![Filter::ALL; counters],
+            filter_groups: Vec::with_capacity(counters),
+            stage: [0; STAGE_BITS],
             setup: None,
             rst_q: false,
             snap_valid: false,
@@ -335,9 +491,8 @@ impl Model {
         for n in 0..self.counters.len() {
             self.redecode(n);
         }
-        self.stage = [LaneIn::default(); MAX_LANES as usize];
-        self.stage_lane_mask = [0; LANE_EVENT_BITS as usize];
-        self.stage_used_bits = 0;
+        self.refilter_all();
+        self.stage = [0; STAGE_BITS];
         self.setup = None;
         self.snap_valid = false;
         self.snap_slot = 0;
@@ -345,7 +500,7 @@ impl Model {
         self.irq = false;
     }
 
-    /// Recomputes the mirrors of CR.E, SCR.NSRA, IRQ_CTRL.IRQEN and IRQ_CTRLACK.IRQEN.
+    /// Recomputes the mirrors of CR.E, SCR.NSRA, SCR.SO, IRQ_CTRL.IRQEN and IRQ_CTRLACK.IRQEN.
     fn refresh_control(&mut self) {
         let field = |id: RegId, mask: u64, this: &Model| {
             this.by_id
@@ -354,6 +509,7 @@ impl Model {
         };
         self.cr_e = field(RegId::Cr, self.cr_e_mask, self);
         self.nsra = field(RegId::Scr, self.scr_nsra_mask, self);
+        self.so = field(RegId::Scr, self.scr_so_mask, self);
         self.irqen = field(RegId::IrqCtrl, self.irq_ctrl_irqen_mask, self);
         self.ack_irqen = field(RegId::IrqCtrlAck, self.ack_irqen_mask, self);
     }
@@ -383,6 +539,52 @@ impl Model {
                 .iter()
                 .enumerate()
                 .fold(0, |a, (k, m)| if *m != 0 { a | (1 << k) } else { a });
+    }
+
+    /// Counter n's filter, from its EVENT (filterable or not), the filter fields that apply to it
+    /// (its own EVTYPERn/SMRn, or EVTYPER0/SMR0 with the global filter) and SCR.SO.
+    fn filter_of(&self, n: usize) -> Filter {
+        match self.decode[n] {
+            // 10.4: only StreamID-filterable events are filtered (not event 0, not the
+            // IMPLEMENTATION DEFINED events declared global); 10.5.2.4: STREAMID is then IGNORED.
+            Decode::Lane(k) if self.filterable_bits & (1 << k) != 0 => {
+                let (evtyper, smr) = self.filter_slots[n];
+                let (mask, lsb) = self.streamid_field;
+                Filter::decode(
+                    self.vals[evtyper] & self.span_mask != 0,
+                    self.vals[evtyper] & self.sec_mask != 0,
+                    ((self.vals[smr] & mask) >> lsb) as u32,
+                    self.sid_all,
+                    self.so,
+                )
+            }
+            _ => Filter::ALL,
+        }
+    }
+
+    /// Re-decodes counter n's filter (its EVTYPERn or SMRn written).
+    fn refilter(&mut self, n: usize) {
+        self.filter[n] = self.filter_of(n);
+        self.regroup();
+    }
+
+    /// Re-decodes every counter's filter (SCR.SO, or EVTYPER0/SMR0 of the global filter, written).
+    fn refilter_all(&mut self) {
+        for n in 0..self.counters.len() {
+            self.filter[n] = self.filter_of(n);
+        }
+        self.regroup();
+    }
+
+    /// Rebuilds `filter_groups` from `filter` (no allocation: capacity is one group per counter).
+    fn regroup(&mut self) {
+        self.filter_groups.clear();
+        for (n, f) in self.filter.iter().enumerate() {
+            match self.filter_groups.iter_mut().find(|(g, _)| g == f) {
+                Some((_, members)) => *members |= 1 << n,
+                None => self.filter_groups.push((*f, 1 << n)),
+            }
+        }
     }
 
     /// Full value of a slot, masked to the bits that read (no security check).
@@ -446,10 +648,31 @@ impl Model {
             Kind::Evtyper(n) => {
                 self.vals[s] = merge(self.vals[s]);
                 self.redecode(n);
+                // 10.4: with the global filter, EVTYPER0's filter fields apply to every counter.
+                if self.global_filter && n == 0 {
+                    self.refilter_all();
+                } else {
+                    self.refilter(n);
+                }
             }
-            Kind::Cr | Kind::Scr => {
+            Kind::Smr(n) => {
+                self.vals[s] = merge(self.vals[s]);
+                // 10.5.2.4: SMR0 applies to every counter with the global filter (SMRn, n > 0,
+                // exist only with per-counter filters).
+                if self.global_filter {
+                    self.refilter_all();
+                } else {
+                    self.refilter(n);
+                }
+            }
+            Kind::Cr => {
                 self.vals[s] = merge(self.vals[s]);
                 self.refresh_control();
+            }
+            Kind::Scr => {
+                self.vals[s] = merge(self.vals[s]);
+                self.refresh_control();
+                self.refilter_all(); // SO changes SEC_EFF and the AllSIDManySECSID scope
             }
             Kind::Plain => self.vals[s] = merge(self.vals[s]),
             Kind::IrqCtrl => {
@@ -496,35 +719,66 @@ impl Model {
         if en == 0 {
             return 0;
         }
-        let mut ovf = 0;
-        let cycles = en & self.cycle_mask;
-        if cycles != 0 {
-            ovf |= self.add(cycles, 1); // event 0: one per edge
+        // An enabled counter adds its match stage, plus 1 if it counts cycles (event 0) now:
+        // the increments, bit-sliced like the stage (they fit, see STAGE_BITS).
+        let mut inc = self.stage;
+        let mut carry = self.cycle_mask;
+        for p in inc.iter_mut() {
+            let c = *p & carry;
+            *p ^= carry;
+            carry = c;
         }
-        if self.stage_used_bits != 0 {
-            // Number of lanes of the match stage carrying each event bit selected last cycle.
-            let mut per_bit = [0u8; LANE_EVENT_BITS as usize];
-            let mut present = 0u32;
-            for l in &self.stage[..self.lanes] {
-                if l.valid {
-                    let mut e = l.events & self.stage_used_bits;
-                    present |= e;
-                    while e != 0 {
-                        per_bit[e.trailing_zeros() as usize] += 1;
-                        e &= e - 1;
-                    }
-                }
+        // Counters grouped by increment, smallest first.
+        let mut left = en & inc.iter().fold(0, |a, p| a | p);
+        let mut ovf = 0;
+        let mut v = 1usize;
+        while left != 0 {
+            let set = (0..STAGE_BITS).fold(left, |m, i| {
+                m & if v >> i & 1 != 0 { inc[i] } else { !inc[i] }
+            });
+            if set != 0 {
+                left &= !set;
+                ovf |= self.add(set, v as u64);
             }
-            while present != 0 {
-                let k = present.trailing_zeros() as usize;
-                present &= present - 1;
-                let set = en & self.stage_lane_mask[k];
-                if set != 0 {
-                    ovf |= self.add(set, per_bit[k] as u64);
-                }
-            }
+            v += 1;
         }
         ovf
+    }
+
+    /// The match stage's next value: per counter, the valid lanes of this cycle that carry the
+    /// event it selects and pass its filter, under this cycle's EVTYPERn, SMRn and SCR.SO.
+    #[inline]
+    fn match_lanes(&mut self, lanes: &[LaneIn]) {
+        let mut stage = [0u64; STAGE_BITS];
+        if self.used_lane_bits != 0 {
+            for l in lanes.iter().take(self.lanes).filter(|l| l.valid) {
+                // Counters selecting an event this lane carries (each selects one event).
+                let mut e = l.events & self.used_lane_bits;
+                let mut selected = 0u64;
+                while e != 0 {
+                    selected |= self.lane_mask[e.trailing_zeros() as usize];
+                    e &= e - 1;
+                }
+                if selected == 0 {
+                    continue;
+                }
+                // Counters whose filter the lane passes.
+                let mut passed = 0u64;
+                for (f, members) in &self.filter_groups {
+                    if selected & members != 0 && f.passes(l) {
+                        passed |= members;
+                    }
+                }
+                // Add 1 to each hit counter's bit-sliced number.
+                let mut carry = selected & passed;
+                for p in stage.iter_mut() {
+                    let c = *p & carry;
+                    *p ^= carry;
+                    carry = c;
+                }
+            }
+        }
+        self.stage = stage;
     }
 
     /// A read access of `r` in this cycle: (PRDATA, the snapshot it takes).
@@ -550,8 +804,6 @@ impl Model {
     /// The rising edge that ends a cycle with lane inputs `inp` (no reset at this edge). The APB
     /// transfer in its access cycle is `self.setup`, registered at its setup edge.
     fn edge(&mut self, inp: &PinInputs) {
-        // The match stage takes the selection in force in this cycle, before this edge's write.
-        let selection = (self.lane_mask, self.used_lane_bits);
         let req = self.setup;
         let access_read = req.filter(|r| !r.write);
         let access_write = req.filter(|r| r.write);
@@ -582,10 +834,14 @@ impl Model {
             None => 0,
         };
 
-        // Counting uses the configuration of this cycle (writes at this edge act from the next).
+        // Counting uses the configuration of this cycle (writes at this edge act from the next)
+        // and the match stage registered at the previous edge.
         let ovf = self.count(skip);
         // 10.5.2.7 / 10.5.2.19: overflow of a counter with INTEN = 1 while IRQEN = 1 interrupts.
         let irq = ovf & self.inten != 0 && self.irqen;
+        // Match stage: this cycle's lane inputs, under this cycle's event selection and filter
+        // (before this edge's write), count at the next edge.
+        self.match_lanes(&inp.lanes);
 
         if let Some(((s, w), r)) = write {
             self.write(s, w, r.pwdata, r.pstrb);
@@ -596,12 +852,6 @@ impl Model {
         if irq {
             self.irq_pulses += 1;
         }
-
-        // Match stage: this cycle's lane inputs, under this cycle's selection, count at the next edge.
-        for (i, st) in self.stage[..self.lanes].iter_mut().enumerate() {
-            *st = inp.lanes.get(i).copied().unwrap_or_default();
-        }
-        (self.stage_lane_mask, self.stage_used_bits) = selection;
     }
 }
 
@@ -1413,13 +1663,501 @@ mod tests {
         assert_eq!(m.read_reg(RegId::Evtyper(1)), 0);
         assert_eq!(m.read_reg(RegId::Scr), 0x8000_0006);
         assert_eq!(m.read_reg(RegId::IrqCtrlAck), 0);
-        assert!(
-            m.stage.iter().all(|l| *l == LaneIn::default()),
-            "lane stage reset"
-        );
+        assert_eq!(m.stage, [0; STAGE_BITS], "match stage reset");
         assert_eq!(m.decode[1], Decode::Cycles);
         d.reset(2);
         assert_eq!(tick(&mut d).prdata, 0);
+    }
+
+    // ---- StreamID and security-state filtering (10.4, 10.6; behaviour.md) ----
+
+    const NSEC: SecState = SecState::NonSecure;
+    const SEC: SecState = SecState::Secure;
+    const REALM: SecState = SecState::Realm;
+
+    /// A valid lane event: event bits, StreamID, security state, NoStreamID flag.
+    fn ev(events: u32, sid: u32, ss: SecState, nosid: bool) -> LaneIn {
+        LaneIn {
+            valid: true,
+            events,
+            sid,
+            ss,
+            nosid,
+        }
+    }
+
+    /// A register field's bits, from the map.
+    fn field(d: &Driver<Model>, id: RegId, name: &str) -> u32 {
+        let m = d.dut.map().field_mask(id, name) as u32;
+        assert_ne!(m, 0, "{id:?}.{name} exists in this configuration");
+        m
+    }
+
+    /// CR.E = 1 and every counter (up to 32) enabled.
+    fn enable(d: &mut Driver<Model>) {
+        wr(d, RegId::CntenSet0, 0xFFFF_FFFF);
+        wr(d, RegId::Cr, 1);
+    }
+
+    /// Presents `lanes` for one cycle (then idle lanes for one more, so that the match stage is
+    /// counted) and returns each counter's increase over the two edges.
+    fn hits(d: &mut Driver<Model>, lanes: &[LaneIn]) -> Vec<u64> {
+        let before: Vec<u64> = d.dut.counters.clone();
+        d.set_lanes(lanes);
+        d.idle(1);
+        d.clear_lanes();
+        d.idle(1);
+        d.dut
+            .counters
+            .iter()
+            .zip(before)
+            .map(|(a, b)| a - b)
+            .collect()
+    }
+
+    #[test]
+    fn filter_decode_of_the_10_4_encodings() {
+        let w32 = u32::MAX;
+        // 10.4 PartialSID examples: the low bits up to and including the lowest 0 are ignored.
+        let f = Filter::decode(true, false, 0x001B_F7F7, w32, false);
+        assert_eq!(
+            (f.care, f.value, f.nosid),
+            (0xFFFF_FFF0, 0x001B_F7F0, false)
+        );
+        let f = Filter::decode(true, false, 0x001B_F7F6, w32, false);
+        assert_eq!((f.care, f.value), (0xFFFF_FFFE, 0x001B_F7F6));
+        let f = Filter::decode(true, false, 0x001B_F5FF, w32, false);
+        assert_eq!((f.care, f.value), (0xFFFF_FC00, 0x001B_F400));
+        // ExactSID: every implemented bit.
+        let f = Filter::decode(false, false, 0x1234, 0xFFFF, false);
+        assert_eq!((f.care, f.value, f.nosid), (0xFFFF, 0x1234, false));
+        // AllSIDOneSECSID (0x7FFF at W = 16) and AllSIDManySECSID (0xFFFF, and 2^32 - 1 at W = 32).
+        let f = Filter::decode(true, false, 0x7FFF, 0xFFFF, false);
+        assert_eq!((f.care, f.value, f.nosid), (0, 0, true));
+        let f = Filter::decode(true, false, 0xFFFF, 0xFFFF, false);
+        assert_eq!((f.care, f.value, f.nosid), (0, 0, true));
+        let f = Filter::decode(true, false, w32, w32, false);
+        assert_eq!((f.care, f.value, f.nosid), (0, 0, true));
+        // ExactSID on ALL is not a match-all filter.
+        let f = Filter::decode(false, false, 0xFFFF, 0xFFFF, false);
+        assert_eq!((f.care, f.nosid), (0xFFFF, false));
+    }
+
+    #[test]
+    fn partial_sid_examples_of_10_4() {
+        let mut d = drv(&cfg(&["counters=3", "counter_bits=32", "sid_bits=32"]));
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let examples = [0x001B_F7F7u32, 0x001B_F7F6, 0x001B_F5FF];
+        for (n, &x) in examples.iter().enumerate() {
+            wr(&mut d, RegId::Evtyper(n as u32), span | 1); // event 1 (lane bit 0)
+            wr(&mut d, RegId::Smr(n as u32), x);
+            assert_eq!(rd(&mut d, RegId::Smr(n as u32)), x, "32 implemented bits");
+        }
+        enable(&mut d);
+        // The spec's patterns: ...1111:0111:1111:xxxx, ...1111:0111:1111:011x and
+        // ...1111:01xx:xxxx:xxxx (upper bits 0000:0000:0001:1011 in all three).
+        let spans = [
+            0x001B_F7F0..=0x001B_F7FF,
+            0x001B_F7F6..=0x001B_F7F7,
+            0x001B_F400..=0x001B_F7FF,
+        ];
+        for sid in [
+            0x001B_F7F0u32,
+            0x001B_F7F4,
+            0x001B_F7F5,
+            0x001B_F7F6,
+            0x001B_F7F7,
+            0x001B_F7F8,
+            0x001B_F7FF,
+            0x001B_F7EF, // just below the first span
+            0x001B_F800, // just above the first and third
+            0x001B_F400,
+            0x001B_F3FF, // just below the third
+            0x001B_F5FF,
+            0x001B_F6F6,
+            0x001A_F7F7, // one upper bit differs
+            0x003B_F7F7,
+            0x801B_F7F7,
+            0x001B_B7F7,
+            0,
+            0xFFFF_FFFF,
+        ] {
+            let want: Vec<u64> = spans.iter().map(|r| r.contains(&sid) as u64).collect();
+            assert_eq!(
+                hits(&mut d, &[ev(1, sid, NSEC, false)]),
+                want,
+                "sid {sid:#x}"
+            );
+        }
+        // SEC = 0: Secure events do not match; PartialSID never counts NoStreamID (10.4.2).
+        assert_eq!(hits(&mut d, &[ev(1, 0x001B_F7F7, SEC, false)]), [0, 0, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0x001B_F7F7, NSEC, true)]), [0, 0, 0]);
+    }
+
+    #[test]
+    fn exact_sid_matches_the_implemented_bits_only() {
+        // sid_bits = 16, Secure state, SO = 0.
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32", "lanes=3"]));
+        wr(&mut d, RegId::Evtyper(0), 1);
+        wr(&mut d, RegId::Smr(0), 0x1234);
+        wr(&mut d, RegId::Evtyper(1), 1); // SMR1 keeps its reset value 0: ExactSID 0
+        enable(&mut d);
+        let a = [
+            ev(1, 0x1234, NSEC, false),
+            ev(1, 0x1235, NSEC, false),
+            ev(1, 0x0234, NSEC, false),
+        ];
+        assert_eq!(hits(&mut d, &a), [1, 0]);
+        // The lane's W = 16 SID bits are compared: 0x5_1234 is StreamID 0x1234 here.
+        let b = [
+            ev(1, 0x5_1234, NSEC, false),
+            ev(1, 0x1234, NSEC, false),
+            ev(1, 0x1234, SEC, false),
+        ];
+        assert_eq!(hits(&mut d, &b), [2, 0]);
+        let c = [
+            ev(1, 0, NSEC, false),
+            ev(1, 0x1_0000, NSEC, false),
+            ev(0, 0x1234, NSEC, false), // no event
+        ];
+        assert_eq!(hits(&mut d, &c), [0, 2]);
+        // NoStreamID, Realm and invalid lanes never match an ExactSID filter.
+        let e = [
+            ev(1, 0x1234, NSEC, true),
+            ev(1, 0x1234, REALM, false),
+            LaneIn {
+                valid: false,
+                ..ev(1, 0x1234, NSEC, false)
+            },
+        ];
+        assert_eq!(hits(&mut d, &e), [0, 0]);
+    }
+
+    #[test]
+    fn all_sid_many_and_one_secsid() {
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32", "lanes=3"])); // W = 16
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        let so = field(&d, RegId::Scr, "SO");
+        let nsra = field(&d, RegId::Scr, "NSRA");
+        wr(&mut d, RegId::Evtyper(0), span | 1);
+        wr(&mut d, RegId::Smr(0), 0xFFFF_FFFF); // AllSIDManySECSID
+        assert_eq!(
+            rd(&mut d, RegId::Smr(0)),
+            0xFFFF,
+            "10.4.1: bits above W read 0"
+        );
+        wr(&mut d, RegId::Evtyper(1), span | 1);
+        wr(&mut d, RegId::Smr(1), 0x7FFF); // AllSIDOneSECSID, SEC = 0: Non-secure
+        enable(&mut d);
+        // SO = 0: every Non-secure StreamID, and Non-secure NoStreamID, in both modes.
+        let ns = [
+            ev(1, 0, NSEC, false),
+            ev(1, 0xFFFF, NSEC, false),
+            ev(1, 0x8001, NSEC, false),
+        ];
+        assert_eq!(hits(&mut d, &ns), [3, 3]);
+        let others = [
+            ev(1, 5, SEC, false),
+            ev(1, 5, REALM, false),
+            ev(1, 5, NSEC, true),
+        ];
+        assert_eq!(hits(&mut d, &others), [1, 1]);
+        let nosid = [
+            ev(1, 0, SEC, true),
+            ev(1, 0, REALM, true),
+            ev(1, 0, NSEC, true),
+        ];
+        assert_eq!(hits(&mut d, &nosid), [1, 1]);
+        // SO = 1: ManySECSID covers both namespaces; OneSECSID with SEC = 1 only Secure.
+        wr(&mut d, RegId::Scr, so | nsra);
+        wr(&mut d, RegId::Evtyper(1), span | sec | 1);
+        let all = [
+            ev(1, 0x1234, NSEC, false),
+            ev(1, 0x1234, SEC, false),
+            ev(1, 0x1234, REALM, false),
+        ];
+        assert_eq!(hits(&mut d, &all), [2, 1]);
+        let nosid = [
+            ev(1, 0, NSEC, true),
+            ev(1, 0, SEC, true),
+            ev(1, 0, REALM, true),
+        ];
+        assert_eq!(hits(&mut d, &nosid), [2, 1]);
+    }
+
+    #[test]
+    fn so_sec_and_security_state_truth_table() {
+        let mut d = drv(&cfg(&["counters=3", "counter_bits=32"])); // W = 16, Secure state
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        let so = field(&d, RegId::Scr, "SO");
+        let nsra = field(&d, RegId::Scr, "NSRA");
+        // Counter 0 ExactSID 0x42, counter 1 AllSIDOneSECSID, counter 2 AllSIDManySECSID.
+        let modes = [(0, 0x42), (span, 0x7FFF), (span, 0xFFFF)];
+        for (n, &(_, x)) in modes.iter().enumerate() {
+            wr(&mut d, RegId::Smr(n as u32), x);
+        }
+        enable(&mut d);
+        // (SO, SEC) -> per mode [Exact, OneSEC, ManySEC], counted for [NS, S, Realm].
+        let table = [
+            ((false, false), [[1, 0, 0], [1, 0, 0], [1, 0, 0]]),
+            ((false, true), [[1, 0, 0], [1, 0, 0], [1, 0, 0]]),
+            ((true, false), [[1, 0, 0], [1, 0, 0], [1, 1, 0]]),
+            ((true, true), [[0, 1, 0], [0, 1, 0], [1, 1, 0]]),
+        ];
+        for ((so_on, sec_on), want) in table {
+            wr(&mut d, RegId::Scr, nsra | if so_on { so } else { 0 });
+            for (n, &(sp, _)) in modes.iter().enumerate() {
+                wr(
+                    &mut d,
+                    RegId::Evtyper(n as u32),
+                    sp | if sec_on { sec } else { 0 } | 1,
+                );
+            }
+            for (i, ss) in [NSEC, SEC, REALM].into_iter().enumerate() {
+                let got = hits(&mut d, &[ev(1, 0x42, ss, false)]);
+                let exp: Vec<u64> = want.iter().map(|m| m[i]).collect();
+                assert_eq!(got, exp, "SO {so_on} SEC {sec_on} {ss:?}");
+                // NoStreamID: as the match-all modes count that state; never ExactSID.
+                let got = hits(&mut d, &[ev(1, 0x42, ss, true)]);
+                let exp = vec![0, want[1][i], want[2][i]];
+                assert_eq!(got, exp, "SO {so_on} SEC {sec_on} {ss:?} NoStreamID");
+            }
+        }
+    }
+
+    #[test]
+    fn without_secure_state_only_non_secure_events_count() {
+        let c = cfg(&["counters=3", "counter_bits=32", "secure=off"]);
+        let mut d = drv(&c);
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        assert_eq!(
+            d.dut.map().field_mask(RegId::Evtyper(0), "FILTER_SEC_SID"),
+            0
+        );
+        // Try to set SEC and SO where a Secure configuration has them: RES0 / SCR absent.
+        let secure = Model::new(&PmcgConfig::default());
+        let sec = secure.map().field_mask(RegId::Evtyper(0), "FILTER_SEC_SID") as u32;
+        let scr = secure.map().reg(RegId::Scr);
+        let so = secure.map().field_mask(RegId::Scr, "SO") as u32;
+        d.apb_write(scr.addr, so, S);
+        let modes = [(0, 0x42), (span, 0x7FFF), (span, 0xFFFF)];
+        for (n, &(sp, x)) in modes.iter().enumerate() {
+            wr(&mut d, RegId::Evtyper(n as u32), sp | sec | 1);
+            wr(&mut d, RegId::Smr(n as u32), x);
+        }
+        enable(&mut d);
+        assert_eq!(hits(&mut d, &[ev(1, 0x42, NSEC, false)]), [1, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(1, 0x42, SEC, false)]), [0, 0, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0x42, REALM, false)]), [0, 0, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0x42, NSEC, true)]), [0, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(1, 0x42, SEC, true)]), [0, 0, 0]);
+    }
+
+    #[test]
+    fn nostreamid_counts_only_under_a_match_all_filter() {
+        let mut d = drv(&cfg(&["counters=5", "counter_bits=32"])); // W = 16
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        // ExactSID 0; PartialSID 0x3FFF (ignores [14:0]: StreamIDs 0-0x7FFF, not all);
+        // AllSIDOneSECSID; AllSIDManySECSID; ExactSID 0xFFFF (SPAN = 0: not a match-all).
+        let filters = [
+            (0, 0),
+            (span, 0x3FFF),
+            (span, 0x7FFF),
+            (span, 0xFFFF),
+            (0, 0xFFFF),
+        ];
+        for (n, &(sp, x)) in filters.iter().enumerate() {
+            wr(&mut d, RegId::Evtyper(n as u32), sp | 1);
+            wr(&mut d, RegId::Smr(n as u32), x);
+        }
+        enable(&mut d);
+        assert_eq!(hits(&mut d, &[ev(1, 0, NSEC, true)]), [0, 0, 1, 1, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0xFFFF, NSEC, true)]), [0, 0, 1, 1, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0, NSEC, false)]), [1, 1, 1, 1, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0x7FFF, NSEC, false)]), [0, 1, 1, 1, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0x8000, NSEC, false)]), [0, 0, 1, 1, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0xFFFF, NSEC, false)]), [0, 0, 1, 1, 1]);
+        // SO = 0: a Secure NoStreamID access is not counted even by the match-all filters.
+        assert_eq!(hits(&mut d, &[ev(1, 0, SEC, true)]), [0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn one_bit_stream_ids() {
+        let mut d = drv(&cfg(&["counters=4", "counter_bits=32", "sid_bits=1"]));
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        // W = 1: ExactSID 0, ExactSID 1, AllSIDOneSECSID (X = 0), AllSIDManySECSID (X = 1).
+        let filters = [(0, 0), (0, 1), (span, 0), (span, 0xFFFF_FFFF)];
+        for (n, &(sp, x)) in filters.iter().enumerate() {
+            wr(&mut d, RegId::Evtyper(n as u32), sp | 1);
+            wr(&mut d, RegId::Smr(n as u32), x);
+        }
+        assert_eq!(rd(&mut d, RegId::Smr(3)), 1);
+        enable(&mut d);
+        assert_eq!(hits(&mut d, &[ev(1, 0, NSEC, false)]), [1, 0, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(1, 1, NSEC, false)]), [0, 1, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(1, 2, NSEC, false)]), [1, 0, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(1, 3, NSEC, false)]), [0, 1, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(1, 0, NSEC, true)]), [0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn cycles_and_global_impdef_events_ignore_the_filter() {
+        let c = cfg(&[
+            "counters=3",
+            "counter_bits=32",
+            "lanes=2",
+            "impdef=0x80,0x81",
+            "impdef_global=0x81",
+        ]);
+        assert!(!c.event_filterable(0x81) && c.event_filterable(0x80));
+        let mut d = drv(&c);
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        // Lane bits: events 1-5 are bits 0-4, 0x80 bit 5, 0x81 bit 6.
+        let bits = 1 << 5 | 1 << 6;
+        // Every counter filters on ExactSID 0x55 (counter 2 with SPAN and SEC set too).
+        wr(&mut d, RegId::Evtyper(0), 0x81);
+        wr(&mut d, RegId::Evtyper(1), 0x80);
+        wr(&mut d, RegId::Evtyper(2), span | sec); // EVENT = 0: cycles
+        for n in 0..3 {
+            wr(&mut d, RegId::Smr(n), 0x55);
+        }
+        enable(&mut d);
+        // Counter 2 counts one per edge (two per `hits`) whatever the lanes.
+        let odd = [ev(bits, 0x1234, REALM, true), ev(bits, 0x55, SEC, false)];
+        assert_eq!(hits(&mut d, &odd), [2, 0, 2]);
+        let fit = [
+            ev(bits, 0x55, NSEC, false),
+            LaneIn {
+                valid: false,
+                ..ev(bits, 0x55, NSEC, false)
+            },
+        ];
+        assert_eq!(hits(&mut d, &fit), [1, 1, 2]);
+        assert_eq!(
+            hits(
+                &mut d,
+                &[ev(bits, 0x1234, NSEC, false), ev(0, 0, NSEC, false)]
+            ),
+            [1, 0, 2]
+        );
+    }
+
+    #[test]
+    fn global_filter_uses_evtyper0_and_smr0_for_every_counter() {
+        let c = cfg(&["counters=3", "counter_bits=32", "sid_filter=global"]); // W = 16
+        let mut d = drv(&c);
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        let so = field(&d, RegId::Scr, "SO");
+        let nsra = field(&d, RegId::Scr, "NSRA");
+        // PartialSID 0x120F: the lowest 0 is bit 4, so StreamIDs 0x1200-0x121F match.
+        wr(&mut d, RegId::Evtyper(0), span | 1);
+        wr(&mut d, RegId::Smr(0), 0x120F);
+        wr(&mut d, RegId::Evtyper(1), span | 2); // no filter fields in EVTYPER1: SPAN is RES0
+        wr(&mut d, RegId::Evtyper(2), 1);
+        let smr1 = d.dut.map().array_base(RegId::Smr(0)) + 4;
+        d.apb_write(smr1, 0xFFFF_FFFF, S); // SMR1 is RES0: no effect
+        enable(&mut d);
+        let both = 0b11; // events 1 and 2
+        assert_eq!(hits(&mut d, &[ev(both, 0x1210, NSEC, false)]), [1, 1, 1]);
+        // Only the lane's W = 16 SID bits are compared.
+        assert_eq!(hits(&mut d, &[ev(both, 0x7_1210, NSEC, false)]), [1, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(both, 0x1200, NSEC, false)]), [1, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(both, 0x121F, NSEC, false)]), [1, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(both, 0x1220, NSEC, false)]), [0, 0, 0]);
+        assert_eq!(hits(&mut d, &[ev(both, 0x11FF, NSEC, false)]), [0, 0, 0]);
+        // Counter 0 now counts cycles; its filter fields (SPAN = 0: ExactSID 0x120F) still
+        // filter counters 1 and 2.
+        wr(&mut d, RegId::Evtyper(0), 0);
+        assert_eq!(hits(&mut d, &[ev(both, 0x120F, NSEC, false)]), [2, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(both, 0x1210, NSEC, false)]), [2, 0, 0]);
+        // EVTYPER0.SEC with SO = 1: the Secure namespace for every counter.
+        wr(&mut d, RegId::Scr, so | nsra);
+        wr(&mut d, RegId::Evtyper(0), sec);
+        assert_eq!(hits(&mut d, &[ev(both, 0x120F, SEC, false)]), [2, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(both, 0x120F, NSEC, false)]), [2, 0, 0]);
+        // SMR0 rewritten: every counter follows.
+        wr(&mut d, RegId::Smr(0), 0x0042);
+        assert_eq!(hits(&mut d, &[ev(both, 0x0042, SEC, false)]), [2, 1, 1]);
+        assert_eq!(hits(&mut d, &[ev(both, 0x120F, SEC, false)]), [2, 0, 0]);
+    }
+
+    #[test]
+    fn filter_write_applies_to_events_from_the_next_cycle() {
+        let mut d = drv(&cfg(&["counters=1", "counter_bits=32"])); // W = 16, Secure state
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        let so = field(&d, RegId::Scr, "SO");
+        let nsra = field(&d, RegId::Scr, "NSRA");
+        wr(&mut d, RegId::Evtyper(0), 1);
+        wr(&mut d, RegId::Smr(0), 0x10);
+        enable(&mut d);
+        assert_eq!(d.dut.counter(0), 0);
+
+        // SMR0: the write's setup cycle s and access cycle s+1 carry matching events under the
+        // old filter (written at edge s+1); from cycle s+2 the new filter rejects them.
+        d.set_lanes(&[ev(1, 0x10, NSEC, false)]);
+        wr(&mut d, RegId::Smr(0), 0x20);
+        assert_eq!(d.dut.counter(0), 1, "edge s+1 counted cycle s");
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 2, "cycle s+1 kept the old filter");
+        // The new filter passes StreamID 0x20 from the cycle the lanes change.
+        d.set_lanes(&[ev(1, 0x20, NSEC, false)]);
+        d.idle(3); // cycles u..u+2 pass; edges u+1, u+2 count two of them
+        assert_eq!(d.dut.counter(0), 4);
+        wr(&mut d, RegId::Smr(0), 0x10); // cycles s', s'+1 still pass (old filter 0x20)
+        assert_eq!(d.dut.counter(0), 6);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 7, "only cycle s'+1 added after the write");
+        d.clear_lanes();
+        d.idle(2);
+        assert_eq!(d.dut.counter(0), 7);
+
+        // SCR.SO: SEC = 1 with SO = 0 counts Non-secure events only (SEC_EFF = 0).
+        wr(&mut d, RegId::Evtyper(0), sec | 1);
+        d.set_lanes(&[ev(1, 0x10, SEC, false)]);
+        wr(&mut d, RegId::Scr, so | nsra); // cycles s, s+1: SO = 0, not counted
+        assert_eq!(d.dut.counter(0), 7);
+        d.idle(3); // cycles s+2.. pass; edges s+3, s+4 count
+        assert_eq!(d.dut.counter(0), 9);
+        d.clear_lanes();
+        d.idle(2);
+        assert_eq!(d.dut.counter(0), 10);
+
+        // EVTYPER0.FILTER_SID_SPAN: ExactSID 0xFFFF becomes AllSIDManySECSID.
+        wr(&mut d, RegId::Evtyper(0), 1);
+        wr(&mut d, RegId::Smr(0), 0xFFFF);
+        d.set_lanes(&[ev(1, 0x99, NSEC, false)]);
+        wr(&mut d, RegId::Evtyper(0), span | 1); // cycles s, s+1: ExactSID 0xFFFF rejects
+        assert_eq!(d.dut.counter(0), 10);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 12);
+        // And back: events presented under the match-all filter are still counted.
+        wr(&mut d, RegId::Evtyper(0), 1); // cycles s, s+1 pass
+        assert_eq!(d.dut.counter(0), 14);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 15);
+    }
+
+    #[test]
+    fn reset_restores_the_exact_sid_0_non_secure_filter() {
+        let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let so = field(&d, RegId::Scr, "SO");
+        wr(&mut d, RegId::Evtyper(0), span | 1);
+        wr(&mut d, RegId::Smr(0), 0xFFFF);
+        wr(&mut d, RegId::Scr, so);
+        enable(&mut d);
+        assert_eq!(hits(&mut d, &[ev(1, 7, SEC, false)]), [1]);
+        d.reset(1);
+        wr(&mut d, RegId::Evtyper(0), 1); // EVENT only: SPAN = 0, SMR0 = 0, SO = 0
+        enable(&mut d);
+        assert_eq!(hits(&mut d, &[ev(1, 7, NSEC, false)]), [0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0, SEC, false)]), [0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0, NSEC, false)]), [1]);
     }
 
     /// Measured rate of the model; run with
