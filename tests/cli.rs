@@ -255,7 +255,7 @@ fn timing_measures_the_documented_latencies() {
             "{backend}: {table}"
         );
         assert!(
-            row("EVTYPER write").contains("| k = 1 |"),
+            row("EVTYPER write").contains("| k = 0 |"),
             "{backend}: {table}"
         );
         assert!(

@@ -514,9 +514,9 @@ fn lane_events_count_at_the_next_edge() {
     }
 }
 
-/// EVTYPERn written at edge t: lane events are matched to counters in the cycle they arrive,
-/// under the selection in force in that cycle, so events presented up to and including the
-/// write's access cycle (cycle t) count with the old event and those from cycle t+1 with the new
+/// EVTYPERn written at edge t: lane events are registered as they arrive and matched to counters
+/// in the next cycle, under the selection in force then, so events presented up to the write's
+/// setup cycle (t-1) count with the old event and those from its access cycle t on with the new
 /// one; cycle counting follows the selection from edge t+1 (a switch of a cycle counter to an
 /// unsupported event counts edge t, and back to event 0 counts from t+1).
 #[test]
@@ -528,8 +528,8 @@ fn evtyper_change_takes_effect_from_the_next_edge() {
         let (a, b) = (ids[0], ids[1]);
         for_each_backend(&cfg, |d| {
             // Counter 0: event a, changed to b at edge t. Lanes carry a in the setup cycle
-            // (matched with a, counted at t: +L), a in the access cycle (still matched with a,
-            // counted at t+1: +L), then b for one cycle (matched with b: +L).
+            // (matched in the access cycle with a, counted at t: +L), a in the access cycle
+            // (matched with b after t: nothing), then b for one cycle (matched with b: +L).
             p.set_event(d, 0, a);
             p.set_event(d, 1, 0);
             p.write_bits(d, RegId::CntenSet0, 0b11);
@@ -543,7 +543,7 @@ fn evtyper_change_takes_effect_from_the_next_edge() {
             p.check(
                 d,
                 0,
-                3 * l,
+                2 * l,
                 &format!("event {a:#x} changed to {b:#x} at edge {t}"),
             );
             // Counter 1: event 0 changed to 0xFFFF (unsupported) at t1, back to 0 at t2.

@@ -1383,14 +1383,15 @@ fn unfilterable_events_ignore_the_filter() {
 // 6. When a filter write takes effect
 // ---------------------------------------------------------------------------------------------
 
-/// A write of SMRn, EVTYPERn's filter fields or SCR.SO at edge t filters the events presented from
-/// cycle t+1 on; events of the write's setup and access cycles (t-1, t) keep the old filter.
-/// Each case drives both lanes in the write's setup and access cycles and in the two cycles
-/// after, with traffic chosen so that a switch one cycle early or late gives another count.
+/// A write of SMRn, EVTYPERn's filter fields or SCR.SO at edge t (its access cycle t) filters the
+/// events presented from cycle t on: lanes are registered as they arrive and matched in the next
+/// cycle under the filter in force then, so only the write's setup cycle (t-1) keeps the old
+/// filter. Each case drives both lanes in the write's setup and access cycles and in the two
+/// cycles after, with traffic chosen so that a switch one cycle early or late gives another count.
 ///
 /// Per case: 1 reset + 4 SCR + 4 program + 4 enable + 2 write + 2 traffic + 2 read = 19 cycles.
 #[test]
-fn filter_writes_apply_to_events_from_the_next_cycle() {
+fn filter_writes_apply_to_events_from_the_write_access_cycle() {
     let (name, cfg) = small_two_lanes();
     let p = Pmcg::new(&name, &cfg);
     let ev = p.lane_bit(EVENT_1);
@@ -1416,10 +1417,10 @@ fn filter_writes_apply_to_events_from_the_next_cycle() {
             new: (Filter::exact(0x20, false), false),
             write: (RegId::Smr(0), 0x20),
             traffic: [
-                [ns(0x10), ns(0x20)],
                 [ns(0x10), ns(0x10)],
                 [ns(0x20), idle],
                 [ns(0x20), ns(0x10)],
+                [ns(0x10), ns(0x20)],
             ],
         },
         Case {
@@ -1446,10 +1447,10 @@ fn filter_writes_apply_to_events_from_the_next_cycle() {
                 p.evtyper(EVENT_1, Filter::exact(0x10, true)),
             ),
             traffic: [
-                [ns(0x10), sec(0x10)],
                 [ns(0x10), ns(0x10)],
                 [sec(0x10), idle],
                 [sec(0x10), ns(0x10)],
+                [ns(0x10), sec(0x10)],
             ],
         },
         Case {
@@ -1465,7 +1466,7 @@ fn filter_writes_apply_to_events_from_the_next_cycle() {
             ],
         },
     ];
-    // The count if the new filter applied from traffic cycle `switch` on (2: cycle t+1).
+    // The count if the new filter applied from traffic cycle `switch` on (1: cycle t).
     let count_if_switched_at = |c: &Case, switch: usize| -> u64 {
         let history: Vec<Vec<LaneIn>> = c.traffic.iter().map(|l| l.to_vec()).collect();
         (0..4)
@@ -1476,9 +1477,9 @@ fn filter_writes_apply_to_events_from_the_next_cycle() {
             .sum()
     };
     for c in &cases {
-        let expected = count_if_switched_at(c, 2);
+        let expected = count_if_switched_at(c, 1);
         assert!(
-            expected != count_if_switched_at(c, 1) && expected != count_if_switched_at(c, 3),
+            expected != count_if_switched_at(c, 0) && expected != count_if_switched_at(c, 2),
             "{}: the traffic must tell a switch one cycle early or late apart",
             c.what
         );
@@ -1506,9 +1507,9 @@ fn filter_writes_apply_to_events_from_the_next_cycle() {
             let got = p.counter(d, 0);
             assert_eq!(
                 got,
-                count_if_switched_at(c, 2),
-                "{name}: {}: events of the write's cycles keep the old filter, later ones \
-                 take the new",
+                count_if_switched_at(c, 1),
+                "{name}: {}: events of the write's setup cycle keep the old filter, those of \
+                 its access cycle on take the new",
                 c.what
             );
         }

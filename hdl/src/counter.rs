@@ -1,7 +1,7 @@
 //! `EventCounter`: one PMCG counter (10.5.2.1) with its EVTYPERn and SMRn storage.
 //!
 //! ```text
-//!   matched (the match stage's register: events to add at this edge) ─┐
+//!   matched (the register file's match of this cycle: events to add) ─┐
 //!   en (CR.E & CNTEN[n]) ─────────────────────────────────────────────►  inc = en ? matched : 0
 //!               │
 //!   ┌───────────▼──────────┐  carry   ┌──────────────┐
@@ -9,7 +9,7 @@
 //!   └───────────┬──────────┘          └──────────────┘
 //!               │ ovf = carry & (narrow | hi+pend == max)   (10.2.1 carry-out of counter_bits)
 //!   wr_lo / wr_hi / wr_evtyper / wr_smr + wdata (merged per PSTRB by the register file)
-//!   is_lane, lane_bit, next_is_cycle ──► the match stage (matcher.rs)
+//!   is_cycle, is_lane, lane_bit ──► the register file's match of the registered lanes
 //! ```
 //!
 //! The value is two 32-bit halves so that the native simulation never does 64-bit arithmetic
@@ -28,7 +28,7 @@ pub struct EventCounter {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset (active high).
     pub rst: Signal<In, Bit>,
-    /// Events to add at this edge (the match stage's register, matcher.rs).
+    /// Events to add at this edge (matched by the register file; at most MAX_LANES).
     pub matched: Signal<In, Bits<4>>,
     /// CR.E & CNTEN[n] in this cycle: the counter counts at this edge.
     pub en: Signal<In, Bit>,
@@ -60,8 +60,8 @@ pub struct EventCounter {
     /// EVTYPER.EVENT is a supported lane event, carried on lane event bit `lane_bit`.
     pub is_lane: Signal<Out, Bit>,
     pub lane_bit: Signal<Out, Bits<5>>,
-    /// EVENT = 0 in the next cycle (this edge's EVTYPERn write included): the match stage adds 1.
-    pub next_is_cycle: Signal<Out, Bit>,
+    /// EVTYPER.EVENT is 0 (clock cycles): the register file's match adds 1 per edge.
+    pub is_cycle: Signal<Out, Bit>,
     /// The counter overflows at this edge.
     pub ovf: Signal<Out, Bit>,
     /// Implemented bits of the high word (0 for 32-bit counters).
@@ -136,7 +136,7 @@ impl EventCounter {
             smr: Default::default(),
             is_lane: Default::default(),
             lane_bit: Default::default(),
-            next_is_cycle: Default::default(),
+            is_cycle: Default::default(),
             ovf: Default::default(),
             hi_max: Constant::new((hi_max as u64).into()),
             hi_max_less_one: Constant::new((hi_max.wrapping_sub(1) as u64).into()),
@@ -172,13 +172,8 @@ impl Logic for EventCounter {
         dff_setup!(
             self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, is_cycle_r, is_lane_r, lane_bit_r
         );
-        // An enabled counter adds the match stage's count: last cycle's matches and, when it
-        // counts cycles (EVENT = 0 in this cycle), one per edge. The 1 is added in the stage
-        // (from the EVENT being loaded for the next cycle) to keep an adder off the count path.
-        self.next_is_cycle.next = self.is_cycle_r.q.val();
-        if self.wr_evtyper.val() {
-            self.next_is_cycle.next = self.wr_is_cycle.val();
-        }
+        // An enabled counter adds the register file's match of this cycle: 1 when it counts
+        // cycles (EVENT = 0), else the lanes (registered last cycle) carrying its event.
         self.inc.next = 0.into();
         if self.en.val() {
             self.inc.next = bit_cast::<32, 4>(self.matched.val());
@@ -238,5 +233,6 @@ impl Logic for EventCounter {
         self.smr.next = self.smr_r.q.val();
         self.is_lane.next = self.is_lane_r.q.val();
         self.lane_bit.next = self.lane_bit_r.q.val();
+        self.is_cycle.next = self.is_cycle_r.q.val();
     }
 }

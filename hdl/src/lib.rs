@@ -3,16 +3,15 @@
 //!
 //! ```text
 //!            ┌──────────────────────────── PmcgCore (top.rs) ────────────────────────────┐
-//!  APB4 ────►│ ApbCompleter ──reg req──► RegFile ──wr/en──► Vec<EventCounter>             │──► irq
-//!            │ (apb.rs)      ◄─rd data── (regfile.rs) ◄─value/ovf── (counter.rs)          │
-//!  lanes ───►│ MatchStage (matcher.rs) ──matched──► RegFile ──► counters                  │
+//!  APB4 ────►│ ApbCompleter ──reg req──► RegFile ──wr/matched──► Vec<EventCounter>        │──► irq
+//!            │ (apb.rs)      ◄─rd data── (regfile.rs: match + filter) ◄─value/ovf── (counter.rs)
+//!  lanes ───►│ lane registers (top.rs, the match stage) ──► RegFile                        │
 //!            └────────────────────────────────────────────────────────────────────────────┘
 //! ```
 pub mod apb;
 pub mod bitpack;
 pub mod config;
 pub mod counter;
-pub mod matcher;
 pub mod regfile;
 pub mod regmap;
 pub mod top;

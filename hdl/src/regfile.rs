@@ -33,22 +33,12 @@ pub struct RegFile {
     pub req_wdata: Signal<In, Bits<32>>,
     pub req_strb: Signal<In, Bits<4>>,
     pub req_ns: Signal<In, Bit>,
-    /// Per counter: the match stage's registered count (matcher.rs).
-    pub matched: Vec<Signal<In, Bits<4>>>,
-    /// Per counter, to the match stage: the event selection of EVTYPERn.
-    pub match_is_lane: Vec<Signal<Out, Bit>>,
-    pub match_lane_bit: Vec<Signal<Out, Bits<5>>>,
-    pub match_next_cycle: Vec<Signal<Out, Bit>>,
-    /// To the match stage's filter registers (10.4): load counter n's filter at this edge, with
-    /// the decode of the EVTYPER/SMR values being written (docs/behaviour.md).
-    pub filt_wr: Vec<Signal<Out, Bit>>,
-    pub filt_care: Signal<Out, Bits<32>>,
-    pub filt_value: Signal<Out, Bits<32>>,
-    pub filt_many: Signal<Out, Bit>,
-    pub filt_all_sid: Signal<Out, Bit>,
-    pub filt_sec: Signal<Out, Bit>,
-    /// SCR.SO (0 without Secure state).
-    pub so: Signal<Out, Bit>,
+    /// The lane inputs of the previous cycle (registered by the top block: the match stage).
+    pub lane_valid: Vec<Signal<In, Bit>>,
+    pub lane_events: Vec<Signal<In, Bits<32>>>,
+    pub lane_sid: Vec<Signal<In, Bits<32>>>,
+    pub lane_ss: Vec<Signal<In, Bits<2>>>,
+    pub lane_nosid: Vec<Signal<In, Bit>>,
     /// Read data of the access cycle (0 when `req_rd` is 0).
     pub rd_data: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
@@ -181,6 +171,53 @@ pub struct RegFile {
     filt_care_l: Signal<Local, Bits<32>>,
     /// This edge writes EVTYPER0 or SMR0 (the global filter).
     filt_wr0: Signal<Local, Bit>,
+    /// The decode of the addressed counter's filter after this write (10.4, docs/behaviour.md).
+    filt_care: Signal<Local, Bits<32>>,
+    filt_value: Signal<Local, Bits<32>>,
+    filt_many: Signal<Local, Bit>,
+    filt_all_sid: Signal<Local, Bit>,
+    filt_sec: Signal<Local, Bit>,
+    /// SCR.SO (0 without Secure state).
+    so: Signal<Local, Bit>,
+    /// Per counter filter registers: StreamID bits that must match and their value (ExactSID /
+    /// PartialSID), AllSIDManySECSID, a match-all mode (NoStreamID may count), FILTER_SEC_SID.
+    f_care: Vec<DFF<Bits<32>>>,
+    f_value: Vec<DFF<Bits<32>>>,
+    f_many: Vec<DFF<Bit>>,
+    f_all_sid: Vec<DFF<Bit>>,
+    f_sec: Vec<DFF<Bit>>,
+    /// Reset filter: the EVTYPERn/SMRn reset values decoded (ExactSID on StreamID 0).
+    care_reset: Constant<Bits<32>>,
+    value_reset: Constant<Bits<32>>,
+    many_reset: Constant<Bit>,
+    all_sid_reset: Constant<Bit>,
+    sec_reset: Constant<Bit>,
+    /// Bit k: lane event k obeys the filter (not a global IMPLEMENTATION DEFINED event).
+    filterable: Constant<Bits<32>>,
+    one: Constant<Bits<4>>,
+    /// The registered lanes' event vectors (zero when not valid) and security states.
+    lane_in: Vec<Signal<Local, Bits<32>>>,
+    lane_ns: Vec<Signal<Local, Bit>>,
+    lane_s: Vec<Signal<Local, Bit>>,
+    /// Per counter (reused in the loop): lane hits, the states it accepts, the match count.
+    hit: Vec<Signal<Local, Bit>>,
+    ns_ok: Signal<Local, Bit>,
+    s_ok: Signal<Local, Bit>,
+    filtered: Signal<Local, Bit>,
+    count: Signal<Local, Bits<4>>,
+    filt_load: Signal<Local, Bit>,
+}
+
+/// (care, value, many, all_sid) of a filter (10.4; docs/behaviour.md), as the RTL decodes it at
+/// an EVTYPER/SMR write.
+pub fn decode_filter(sid_all: u64, span: bool, x: u64) -> (u64, u64, bool, bool) {
+    let x = x & sid_all;
+    let care = if span {
+        sid_all & !(x ^ (x + 1))
+    } else {
+        sid_all
+    };
+    (care, x & care, span && x == sid_all, span && care == 0)
 }
 
 fn c32(v: u64) -> Constant<Bits<32>> {
@@ -230,6 +267,19 @@ impl RegFile {
             "the event decode compares EVENT in place"
         );
         let lane_ids = cfg.lane_event_ids();
+        let lanes = cfg.lanes as usize;
+        // The reset filter, decoded as a write would decode it (every EVTYPERn/SMRn resets alike).
+        let evtyper0 = reset(RegId::Evtyper(0));
+        let sid_all = map.field_mask(RegId::Smr(0), "STREAMID");
+        let span = evtyper0 & map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN") != 0;
+        let (care, value, many, all_sid) = decode_filter(sid_all, span, reset(RegId::Smr(0)));
+        let sec = evtyper0 & map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID") != 0;
+        let f_reset = (care, value, many, all_sid, sec);
+        let filterable = lane_ids
+            .iter()
+            .enumerate()
+            .filter(|(_, &e)| cfg.event_filterable(e))
+            .fold(0u64, |m, (k, _)| m | 1 << k);
         let smr_count = map
             .regs
             .iter()
@@ -256,17 +306,38 @@ impl RegFile {
             req_wdata: Default::default(),
             req_strb: Default::default(),
             req_ns: Default::default(),
-            matched: (0..n).map(|_| Default::default()).collect(),
-            match_is_lane: (0..n).map(|_| Default::default()).collect(),
-            match_lane_bit: (0..n).map(|_| Default::default()).collect(),
-            match_next_cycle: (0..n).map(|_| Default::default()).collect(),
-            filt_wr: (0..n).map(|_| Default::default()).collect(),
+            lane_valid: (0..lanes).map(|_| Default::default()).collect(),
+            lane_events: (0..lanes).map(|_| Default::default()).collect(),
+            lane_sid: (0..lanes).map(|_| Default::default()).collect(),
+            lane_ss: (0..lanes).map(|_| Default::default()).collect(),
+            lane_nosid: (0..lanes).map(|_| Default::default()).collect(),
             filt_care: Default::default(),
             filt_value: Default::default(),
             filt_many: Default::default(),
             filt_all_sid: Default::default(),
             filt_sec: Default::default(),
             so: Default::default(),
+            f_care: (0..n).map(|_| Default::default()).collect(),
+            f_value: (0..n).map(|_| Default::default()).collect(),
+            f_many: (0..n).map(|_| Default::default()).collect(),
+            f_all_sid: (0..n).map(|_| Default::default()).collect(),
+            f_sec: (0..n).map(|_| Default::default()).collect(),
+            care_reset: Constant::new(f_reset.0.into()),
+            value_reset: Constant::new(f_reset.1.into()),
+            many_reset: Constant::new(f_reset.2),
+            all_sid_reset: Constant::new(f_reset.3),
+            sec_reset: Constant::new(f_reset.4),
+            filterable: Constant::new(filterable.into()),
+            one: Constant::new(1.into()),
+            lane_in: (0..lanes).map(|_| Default::default()).collect(),
+            lane_ns: (0..lanes).map(|_| Default::default()).collect(),
+            lane_s: (0..lanes).map(|_| Default::default()).collect(),
+            hit: (0..lanes).map(|_| Default::default()).collect(),
+            ns_ok: Default::default(),
+            s_ok: Default::default(),
+            filtered: Default::default(),
+            count: Default::default(),
+            filt_load: Default::default(),
             sid_all: c32(map.field_mask(RegId::Smr(0), "STREAMID")),
             span_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN")),
             sec_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID")),
@@ -447,23 +518,26 @@ impl Logic for RegFile {
         self.smr_idx.next = (self.word_addr.val() & self.smr_offset.val()) >> 2;
         self.smr_in.next = ((self.word_addr.val() & self.smr_region.val()) == self.smr_base.val())
             & (self.smr_idx.val() < self.smr_n.val());
-        // The addressed counter's registers (for reads and for PSTRB merges).
+        // The addressed counter's registers (for reads and for PSTRB merges), only needed in an
+        // access cycle (skipping the mux otherwise saves simulation time, not logic).
         self.sel_lo.next = 0.into();
         self.sel_hi.next = 0.into();
         self.sel_pend.next = false;
         self.sel_evtyper.next = 0.into();
         self.sel_smr.next = 0.into();
-        for n in 0..self.ctr.len() {
-            if self.evc_idx.val() == self.ctr_index[n].val() {
-                self.sel_lo.next = self.ctr[n].lo.val();
-                self.sel_hi.next = self.ctr[n].hi.val();
-                self.sel_pend.next = self.ctr[n].pend.val();
-            }
-            if self.evt_idx.val() == self.ctr_index[n].val() {
-                self.sel_evtyper.next = self.ctr[n].evtyper.val();
-            }
-            if self.smr_idx.val() == self.ctr_index[n].val() {
-                self.sel_smr.next = self.ctr[n].smr.val();
+        if self.req_rd.val() | self.req_wr.val() {
+            for n in 0..self.ctr.len() {
+                if self.evc_idx.val() == self.ctr_index[n].val() {
+                    self.sel_lo.next = self.ctr[n].lo.val();
+                    self.sel_hi.next = self.ctr[n].hi.val();
+                    self.sel_pend.next = self.ctr[n].pend.val();
+                }
+                if self.evt_idx.val() == self.ctr_index[n].val() {
+                    self.sel_evtyper.next = self.ctr[n].evtyper.val();
+                }
+                if self.smr_idx.val() == self.ctr_index[n].val() {
+                    self.sel_smr.next = self.ctr[n].smr.val();
+                }
             }
         }
         self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
@@ -518,6 +592,16 @@ impl Logic for RegFile {
         self.filt_wr0.next = self.wr_ok.val()
             & ((self.evt_in.val() & (self.evt_idx.val() == self.ctr_index[0].val()))
                 | (self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[0].val())));
+        // ---- Registered lanes -----------------------------------------------------------------
+        for l in 0..self.lane_in.len() {
+            self.lane_in[l].next = 0.into();
+            if self.lane_valid[l].val() {
+                self.lane_in[l].next = self.lane_events[l].val();
+            }
+            // Security state codes: 0 Non-secure, 1 Secure (2 Realm is never accepted).
+            self.lane_ns[l].next = self.lane_ss[l].val() == 0;
+            self.lane_s[l].next = self.lane_ss[l].val() == 1;
+        }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
         for n in 0..self.ctr.len() {
@@ -525,33 +609,89 @@ impl Logic for RegFile {
             self.ctr[n].rst.next = self.rst.val();
             // 10.5.2.1: a counter counts when CR.E and CNTEN[n] are set.
             self.ctr[n].en.next = self.cr_e.val() & self.cnten.q.val().get_bit(n);
-            // The match stage (matcher.rs) counts this counter's event on the lanes.
-            self.ctr[n].matched.next = self.matched[n].val();
-            self.match_is_lane[n].next = self.ctr[n].is_lane.val();
-            self.match_lane_bit[n].next = self.ctr[n].lane_bit.val();
-            self.match_next_cycle[n].next = self.ctr[n].next_is_cycle.val();
-            self.ctr[n].wr_lo.next = self.wr_ok.val()
-                & self.evc_in.val()
-                & (!self.evc_hiword.val())
-                & (self.evc_idx.val() == self.ctr_index[n].val());
-            self.ctr[n].wr_hi.next = self.wr_ok.val()
-                & self.evc_in.val()
-                & self.evc_hiword.val()
-                & (self.evc_idx.val() == self.ctr_index[n].val());
-            self.ctr[n].wr_evtyper.next = self.wr_ok.val()
-                & self.evt_in.val()
-                & (self.evt_idx.val() == self.ctr_index[n].val());
-            self.ctr[n].wr_smr.next = self.wr_ok.val()
-                & self.smr_in.val()
-                & (self.smr_idx.val() == self.ctr_index[n].val());
-            // The global filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every
-            // counter's filter registers; per-counter filters load on the counter's own writes.
-            if self.global_filter.val() {
-                self.filt_wr[n].next = self.filt_wr0.val();
-            } else {
-                self.filt_wr[n].next = self.wr_ok.val()
-                    & ((self.evt_in.val() & (self.evt_idx.val() == self.ctr_index[n].val()))
-                        | (self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[n].val())));
+            // ---- Match: the registered lanes against the counter's event and filter of this
+            // cycle (10.4, 10.6; docs/behaviour.md). AllSIDManySECSID takes Non-secure, and
+            // Secure when SO = 1; the other modes take the one state FILTER_SEC_SID & SO selects.
+            self.ns_ok.next = self.f_many[n].q.val() | (!(self.f_sec[n].q.val() & self.so.val()));
+            self.s_ok.next = self.so.val() & (self.f_many[n].q.val() | self.f_sec[n].q.val());
+            self.filtered.next = self
+                .filterable
+                .val()
+                .get_bit(self.ctr[n].lane_bit.val().index());
+            self.count.next = 0.into();
+            for l in 0..self.hit.len() {
+                // A dynamic bit select, not a shift: rust-hdl simulates short shifts with BigUint.
+                self.hit[l].next = self.lane_in[l]
+                    .val()
+                    .get_bit(self.ctr[n].lane_bit.val().index());
+                // The filter, when the event obeys it: the StreamID (10.4.2: a NoStreamID access
+                // only under a match-all filter) and the security state. Branch-free, which
+                // keeps the Verilator model fast on random traffic.
+                self.hit[l].next = self.hit[l].val()
+                    & self.ctr[n].is_lane.val()
+                    & ((!self.filtered.val())
+                        | (((self.lane_nosid[l].val() & self.f_all_sid[n].q.val())
+                            | ((!self.lane_nosid[l].val())
+                                & ((self.lane_sid[l].val() & self.f_care[n].q.val())
+                                    == self.f_value[n].q.val())))
+                            & ((self.lane_ns[l].val() & self.ns_ok.val())
+                                | (self.lane_s[l].val() & self.s_ok.val()))));
+                self.count.next = self.count.val() + self.hit[l].val();
+            }
+            if self.ctr[n].is_cycle.val() {
+                self.count.next = self.one.val();
+            }
+            self.ctr[n].matched.next = self.count.val();
+            // Filter registers: loaded with the decode of the EVTYPER/SMR write. The global
+            // filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every counter.
+            self.f_care[n].clock.next = self.clock.val();
+            self.f_value[n].clock.next = self.clock.val();
+            self.f_many[n].clock.next = self.clock.val();
+            self.f_all_sid[n].clock.next = self.clock.val();
+            self.f_sec[n].clock.next = self.clock.val();
+            // Write strobes of counter n (only a write cycle compares the index).
+            self.filt_load.next = false;
+            self.ctr[n].wr_lo.next = false;
+            self.ctr[n].wr_hi.next = false;
+            self.ctr[n].wr_evtyper.next = false;
+            self.ctr[n].wr_smr.next = false;
+            if self.wr_ok.val() {
+                if self.global_filter.val() {
+                    self.filt_load.next = self.filt_wr0.val();
+                } else {
+                    self.filt_load.next = (self.evt_in.val()
+                        & (self.evt_idx.val() == self.ctr_index[n].val()))
+                        | (self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[n].val()));
+                }
+                self.ctr[n].wr_lo.next = self.evc_in.val()
+                    & (!self.evc_hiword.val())
+                    & (self.evc_idx.val() == self.ctr_index[n].val());
+                self.ctr[n].wr_hi.next = self.evc_in.val()
+                    & self.evc_hiword.val()
+                    & (self.evc_idx.val() == self.ctr_index[n].val());
+                self.ctr[n].wr_evtyper.next =
+                    self.evt_in.val() & (self.evt_idx.val() == self.ctr_index[n].val());
+                self.ctr[n].wr_smr.next =
+                    self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[n].val());
+            }
+            self.f_care[n].d.next = self.f_care[n].q.val();
+            self.f_value[n].d.next = self.f_value[n].q.val();
+            self.f_many[n].d.next = self.f_many[n].q.val();
+            self.f_all_sid[n].d.next = self.f_all_sid[n].q.val();
+            self.f_sec[n].d.next = self.f_sec[n].q.val();
+            if self.filt_load.val() {
+                self.f_care[n].d.next = self.filt_care.val();
+                self.f_value[n].d.next = self.filt_value.val();
+                self.f_many[n].d.next = self.filt_many.val();
+                self.f_all_sid[n].d.next = self.filt_all_sid.val();
+                self.f_sec[n].d.next = self.filt_sec.val();
+            }
+            if self.rst.val() {
+                self.f_care[n].d.next = self.care_reset.val();
+                self.f_value[n].d.next = self.value_reset.val();
+                self.f_many[n].d.next = self.many_reset.val();
+                self.f_all_sid[n].d.next = self.all_sid_reset.val();
+                self.f_sec[n].d.next = self.sec_reset.val();
             }
             self.ctr[n].wdata.next = self.ctr_wdata.val();
             self.ctr[n].evt_wdata.next = self.evt_merged.val();

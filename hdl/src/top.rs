@@ -4,16 +4,14 @@
 //!   presetn ──► rst_q (reset register) ──► every block's rst
 //!   psel penable pwrite paddr
 //!   pwdata pstrb pprot ──► ApbCompleter ──req (registered)──► RegFile ──► irq
-//!   prdata ◄── rd_data ◄─────────────────────────────────┘ │ ▲ event selection, filter loads, SO
-//!                                                          ▼ │ matched (registered)
-//!   lane_valid$l lane_events$l lane_sid$l lane_ss$l lane_nosid$l ──► MatchStage  (l < lanes)
+//!   prdata ◄── rd_data ◄─────────────────────────────────┘   ▲ registered lanes (match + filter)
+//!   lane_valid$l lane_events$l lane_sid$l lane_ss$l lane_nosid$l ──► lane registers (l < lanes)
 //! ```
-//! Only `ApbCompleter`'s setup registers, `MatchStage` and this block read live inputs; the
-//! register file and the counters see registers only.
+//! Only `ApbCompleter`'s setup registers and this block's lane and reset registers read live
+//! inputs; the register file and the counters see registers only.
 
 use crate::apb::ApbCompleter;
 use crate::config::PmcgConfig;
-use crate::matcher::MatchStage;
 use crate::regfile::RegFile;
 use rust_hdl::prelude::*;
 
@@ -40,11 +38,17 @@ pub struct PmcgCore {
     /// Wired interrupt, edge-triggered: one-cycle pulses.
     pub irq: Signal<Out, Bit>,
     apb: ApbCompleter,
-    matcher: MatchStage,
     regs: RegFile,
     /// PRESETn, registered: the whole design resets from a register, so that no block but the
     /// APB setup registers and the match stage depends on a live input (docs/behaviour.md).
     rst_q: DFF<Bit>,
+    /// The match stage: every lane input registered as presented; the register file matches them
+    /// to counters in the next cycle (docs/behaviour.md). A reset edge drops them.
+    lane_valid_q: Vec<DFF<Bit>>,
+    lane_events_q: Vec<DFF<Bits<32>>>,
+    lane_sid_q: Vec<DFF<Bits<32>>>,
+    lane_ss_q: Vec<DFF<Bits<2>>>,
+    lane_nosid_q: Vec<DFF<Bit>>,
 }
 
 impl PmcgCore {
@@ -73,7 +77,11 @@ impl PmcgCore {
             irq: Default::default(),
             apb: Default::default(),
             regs: RegFile::new(cfg),
-            matcher: MatchStage::new(cfg),
+            lane_valid_q: (0..lanes).map(|_| Default::default()).collect(),
+            lane_events_q: (0..lanes).map(|_| Default::default()).collect(),
+            lane_sid_q: (0..lanes).map(|_| Default::default()).collect(),
+            lane_ss_q: (0..lanes).map(|_| Default::default()).collect(),
+            lane_nosid_q: (0..lanes).map(|_| Default::default()).collect(),
             rst_q: Default::default(),
         })
     }
@@ -86,12 +94,10 @@ impl Logic for PmcgCore {
         self.rst_q.d.next = !self.presetn.val();
         self.apb.clock.next = self.pclk.val();
         self.regs.clock.next = self.pclk.val();
-        self.matcher.clock.next = self.pclk.val();
         // The APB setup registers take the live reset, so a transfer may start in the first cycle
         // after PRESETn rises (its access then sees the reset state).
         self.apb.rst.next = !self.presetn.val();
         self.regs.rst.next = self.rst_q.q.val();
-        self.matcher.rst.next = self.rst_q.q.val();
         self.apb.psel.next = self.psel.val();
         self.apb.penable.next = self.penable.val();
         self.apb.pwrite.next = self.pwrite.val();
@@ -111,24 +117,21 @@ impl Logic for PmcgCore {
         self.regs.req_strb.next = self.apb.req_strb.val();
         self.regs.req_ns.next = self.apb.req_ns.val();
         for l in 0..self.lane_valid.len() {
-            self.matcher.lane_valid[l].next = self.lane_valid[l].val();
-            self.matcher.lane_events[l].next = self.lane_events[l].val();
-            self.matcher.lane_sid[l].next = self.lane_sid[l].val();
-            self.matcher.lane_ss[l].next = self.lane_ss[l].val();
-            self.matcher.lane_nosid[l].next = self.lane_nosid[l].val();
-        }
-        self.matcher.filt_care.next = self.regs.filt_care.val();
-        self.matcher.filt_value.next = self.regs.filt_value.val();
-        self.matcher.filt_many.next = self.regs.filt_many.val();
-        self.matcher.filt_all_sid.next = self.regs.filt_all_sid.val();
-        self.matcher.filt_sec.next = self.regs.filt_sec.val();
-        self.matcher.so.next = self.regs.so.val();
-        for n in 0..self.matcher.matched.len() {
-            self.matcher.is_lane[n].next = self.regs.match_is_lane[n].val();
-            self.matcher.lane_bit[n].next = self.regs.match_lane_bit[n].val();
-            self.matcher.next_is_cycle[n].next = self.regs.match_next_cycle[n].val();
-            self.matcher.filt_wr[n].next = self.regs.filt_wr[n].val();
-            self.regs.matched[n].next = self.matcher.matched[n].val();
+            self.lane_valid_q[l].clock.next = self.pclk.val();
+            self.lane_events_q[l].clock.next = self.pclk.val();
+            self.lane_sid_q[l].clock.next = self.pclk.val();
+            self.lane_ss_q[l].clock.next = self.pclk.val();
+            self.lane_nosid_q[l].clock.next = self.pclk.val();
+            self.lane_valid_q[l].d.next = self.lane_valid[l].val() & (!self.rst_q.q.val());
+            self.lane_events_q[l].d.next = self.lane_events[l].val();
+            self.lane_sid_q[l].d.next = self.lane_sid[l].val();
+            self.lane_ss_q[l].d.next = self.lane_ss[l].val();
+            self.lane_nosid_q[l].d.next = self.lane_nosid[l].val();
+            self.regs.lane_valid[l].next = self.lane_valid_q[l].q.val();
+            self.regs.lane_events[l].next = self.lane_events_q[l].q.val();
+            self.regs.lane_sid[l].next = self.lane_sid_q[l].q.val();
+            self.regs.lane_ss[l].next = self.lane_ss_q[l].q.val();
+            self.regs.lane_nosid[l].next = self.lane_nosid_q[l].q.val();
         }
         self.irq.next = self.regs.irq.val();
     }

@@ -12,17 +12,16 @@
 //!  │ counters[n] EVCNTRn (counter_bits) │    2. rst_q (PRESETn of cycle t-1 low):
 //!  │ cnten inten ovs   bitmap storages  │       all := reset values; go to 9
 //!  │ decode masks  (from EVTYPERn)      │    3. APB read access: 64-bit snapshot rule
-//!  │ filter[n]   (CARE, VALUE, states,  │    4. count with cycle-t CR.E, CNTEN, cycle
-//!  │   NoStreamID) from EVTYPER, SMR, SO│       mask and stage; carry -> ovf (counter
-//!  │ stage       per-counter lane counts│       written at this edge skips counting)
-//!  │ setup       APB setup register     │    5. irq := (ovf & INTEN) != 0 && IRQEN
-//!  │ rst_q       PRESETn register       │    6. stage := per counter, the valid lanes of
-//!  │ snap        64-bit read snapshot   │       inp whose event it selects and that pass
-//!  │ irq         interrupt register     │       its filter (cycle-t selection and filter,
-//!  └────────────────────────────────────┘       before this edge's write)
-//!                                            7. APB write access: PSTRB merge, guards;
+//!  │ filter[n]   (CARE, VALUE, states,  │    4. match: per counter, the lanes_q lanes
+//!  │   NoStreamID) from EVTYPER, SMR, SO│       whose event it selects and that pass its
+//!  │ lanes_q     lane inputs of t-1     │       filter (cycle-t selection and filter)
+//!  │ setup       APB setup register     │    5. count with cycle-t CR.E, CNTEN, cycle
+//!  │ rst_q       PRESETn register       │       mask and the match; carry -> ovf (counter
+//!  │ snap        64-bit read snapshot   │       written at this edge skips counting)
+//!  │ irq         interrupt register     │    6. irq := (ovf & INTEN) != 0 && IRQEN
+//!  └────────────────────────────────────┘    7. APB write access: PSTRB merge, guards;
 //!                                               re-decode event / filter if written
-//!                                            8. OVS |= ovf (beats a same-edge OVSCLR0)
+//!                                            8. OVS |= ovf; lanes_q := inp.lanes
 //!                                            9. setup := this cycle's APB setup (PRESETn
 //!                                               high); rst_q := !PRESETn
 //! ```
@@ -271,10 +270,12 @@ pub struct Model {
     filter_groups: Vec<(Filter, u64)>,
 
     // ---- pipeline registers ----
-    /// Match stage: per counter, the number of valid lanes of the previous cycle that carried the
-    /// event it selected and passed its filter, both as in force in that cycle; added at the next
-    /// edge if the counter is enabled then (docs/behaviour.md). Bit-sliced: bit n of
-    /// `stage[i]` is bit i of counter n's number.
+    /// Match stage: the lane inputs of the previous cycle (docs/behaviour.md). They are matched
+    /// to counters at this edge under this cycle's event selection and filter.
+    lanes_q: [LaneIn; MAX_LANES as usize],
+    /// This edge's match (not a register): per counter, the number of `lanes_q` lanes that
+    /// carried the event it selects and passed its filter. Bit-sliced: bit n of `stage[i]` is
+    /// bit i of counter n's number.
     stage: [u64; STAGE_BITS],
     /// APB setup register: the transfer whose access cycle is the next cycle (behaviour.md).
     setup: Option<Setup>,
@@ -424,6 +425,7 @@ impl Model {
             used_lane_bits: 0,
             filter: vec![Filter::ALL; counters],
             filter_groups: Vec::with_capacity(counters),
+            lanes_q: [LaneIn::default(); MAX_LANES as usize],
             stage: [0; STAGE_BITS],
             setup: None,
             rst_q: false,
@@ -492,6 +494,7 @@ impl Model {
             self.redecode(n);
         }
         self.refilter_all();
+        self.lanes_q = [LaneIn::default(); MAX_LANES as usize];
         self.stage = [0; STAGE_BITS];
         self.setup = None;
         self.snap_valid = false;
@@ -745,8 +748,8 @@ impl Model {
         ovf
     }
 
-    /// The match stage's next value: per counter, the valid lanes of this cycle that carry the
-    /// event it selects and pass its filter, under this cycle's EVTYPERn, SMRn and SCR.SO.
+    /// This edge's match: per counter, the valid registered lanes that carry the event it selects
+    /// and pass its filter, under this cycle's EVTYPERn, SMRn and SCR.SO.
     #[inline]
     fn match_lanes(&mut self, lanes: &[LaneIn]) {
         let mut stage = [0u64; STAGE_BITS];
@@ -834,14 +837,17 @@ impl Model {
             None => 0,
         };
 
-        // Counting uses the configuration of this cycle (writes at this edge act from the next)
-        // and the match stage registered at the previous edge.
+        // Matching and counting use the configuration of this cycle (writes at this edge act
+        // from the next) and the lanes registered at the previous edge.
+        let lanes_q = self.lanes_q;
+        self.match_lanes(&lanes_q);
         let ovf = self.count(skip);
         // 10.5.2.7 / 10.5.2.19: overflow of a counter with INTEN = 1 while IRQEN = 1 interrupts.
         let irq = ovf & self.inten != 0 && self.irqen;
-        // Match stage: this cycle's lane inputs, under this cycle's event selection and filter
-        // (before this edge's write), count at the next edge.
-        self.match_lanes(&inp.lanes);
+        // Match stage: this cycle's lane inputs, matched at the next edge.
+        for (q, l) in self.lanes_q.iter_mut().zip(&inp.lanes) {
+            *q = *l;
+        }
 
         if let Some(((s, w), r)) = write {
             self.write(s, w, r.pwdata, r.pstrb);
@@ -2086,7 +2092,7 @@ mod tests {
     }
 
     #[test]
-    fn filter_write_applies_to_events_from_the_next_cycle() {
+    fn filter_write_applies_to_events_from_its_access_cycle() {
         let mut d = drv(&cfg(&["counters=1", "counter_bits=32"])); // W = 16, Secure state
         let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
         let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
@@ -2097,49 +2103,61 @@ mod tests {
         enable(&mut d);
         assert_eq!(d.dut.counter(0), 0);
 
-        // SMR0: the write's setup cycle s and access cycle s+1 carry matching events under the
-        // old filter (written at edge s+1); from cycle s+2 the new filter rejects them.
+        // Events presented in cycle e are matched at edge e+1 under the filter of cycle e+1: a
+        // write at edge s+1 (access cycle s+1) filters the events of cycle s+1 on.
+        // SMR0: the write's setup cycle s carries a matching event under the old filter; from
+        // cycle s+1 the new filter rejects them.
         d.set_lanes(&[ev(1, 0x10, NSEC, false)]);
         wr(&mut d, RegId::Smr(0), 0x20);
         assert_eq!(d.dut.counter(0), 1, "edge s+1 counted cycle s");
         d.idle(3);
-        assert_eq!(d.dut.counter(0), 2, "cycle s+1 kept the old filter");
+        assert_eq!(
+            d.dut.counter(0),
+            1,
+            "cycle s+1 is matched under the new filter"
+        );
         // The new filter passes StreamID 0x20 from the cycle the lanes change.
         d.set_lanes(&[ev(1, 0x20, NSEC, false)]);
         d.idle(3); // cycles u..u+2 pass; edges u+1, u+2 count two of them
-        assert_eq!(d.dut.counter(0), 4);
-        wr(&mut d, RegId::Smr(0), 0x10); // cycles s', s'+1 still pass (old filter 0x20)
-        assert_eq!(d.dut.counter(0), 6);
+        assert_eq!(d.dut.counter(0), 3);
+        // Cycles u+2 and s' (the write's setup) still pass (old filter 0x20) at edges s', s'+1.
+        wr(&mut d, RegId::Smr(0), 0x10);
+        assert_eq!(d.dut.counter(0), 5);
         d.idle(3);
-        assert_eq!(d.dut.counter(0), 7, "only cycle s'+1 added after the write");
+        assert_eq!(
+            d.dut.counter(0),
+            5,
+            "nothing from the write's access cycle on"
+        );
         d.clear_lanes();
         d.idle(2);
-        assert_eq!(d.dut.counter(0), 7);
+        assert_eq!(d.dut.counter(0), 5);
 
         // SCR.SO: SEC = 1 with SO = 0 counts Non-secure events only (SEC_EFF = 0).
         wr(&mut d, RegId::Evtyper(0), sec | 1);
         d.set_lanes(&[ev(1, 0x10, SEC, false)]);
-        wr(&mut d, RegId::Scr, so | nsra); // cycles s, s+1: SO = 0, not counted
-        assert_eq!(d.dut.counter(0), 7);
-        d.idle(3); // cycles s+2.. pass; edges s+3, s+4 count
-        assert_eq!(d.dut.counter(0), 9);
+        wr(&mut d, RegId::Scr, so | nsra); // cycle s: SO = 0, not counted; s+1 on: SO = 1
+        assert_eq!(d.dut.counter(0), 5);
+        d.idle(3); // edges s+2, s+3, s+4 count cycles s+1..s+3
+        assert_eq!(d.dut.counter(0), 8);
         d.clear_lanes();
         d.idle(2);
-        assert_eq!(d.dut.counter(0), 10);
+        assert_eq!(d.dut.counter(0), 9);
 
         // EVTYPER0.FILTER_SID_SPAN: ExactSID 0xFFFF becomes AllSIDManySECSID.
         wr(&mut d, RegId::Evtyper(0), 1);
         wr(&mut d, RegId::Smr(0), 0xFFFF);
         d.set_lanes(&[ev(1, 0x99, NSEC, false)]);
-        wr(&mut d, RegId::Evtyper(0), span | 1); // cycles s, s+1: ExactSID 0xFFFF rejects
-        assert_eq!(d.dut.counter(0), 10);
-        d.idle(3);
+        wr(&mut d, RegId::Evtyper(0), span | 1); // cycle s: ExactSID 0xFFFF rejects
+        assert_eq!(d.dut.counter(0), 9);
+        d.idle(3); // edges s+2, s+3, s+4 count cycles s+1..s+3
         assert_eq!(d.dut.counter(0), 12);
-        // And back: events presented under the match-all filter are still counted.
-        wr(&mut d, RegId::Evtyper(0), 1); // cycles s, s+1 pass
+        // And back: cycles s+4 and s' (this write's setup) are matched under the match-all
+        // filter, at edges s' and s'+1; from the access cycle on, ExactSID 0xFFFF rejects.
+        wr(&mut d, RegId::Evtyper(0), 1);
         assert_eq!(d.dut.counter(0), 14);
         d.idle(3);
-        assert_eq!(d.dut.counter(0), 15);
+        assert_eq!(d.dut.counter(0), 14);
     }
 
     #[test]
