@@ -119,6 +119,13 @@ impl Bench {
         l
     }
 
+    /// Lane 0 carrying `id` from StreamID `sid` (Non-secure).
+    fn event_from(&self, id: u16, sid: u32) -> Vec<LaneIn> {
+        let mut l = self.event(id);
+        l[0].sid = sid;
+        l
+    }
+
     /// Counter 0 on `event`, enabled, counting.
     fn start(&mut self, event: u16) {
         let e = self.map.field_mask(RegId::Cr, "E") as u32;
@@ -205,6 +212,63 @@ fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64)> {
     ))
 }
 
+/// Cycles from a filtered event on a lane to the first read access cycle (PRDATA) that returns
+/// it: counter 0 filters on ExactSID 0x42 (10.4) and the event comes from StreamID 0x42.
+fn filtered_event_to_count(cfg: &PmcgConfig, v: bool) -> Res<u64> {
+    for k in 0..8u64 {
+        let mut b = Bench::new(cfg, v)?;
+        b.write(RegId::Smr(0), 0x42);
+        b.start(1);
+        let ev = b.event_from(1, 0x42);
+        let addr = b.map.reg(RegId::Evcntr(0)).addr;
+        let count = if k == 0 {
+            b.transfer(addr, None, &ev).0.prdata
+        } else {
+            b.idle(&ev);
+            for _ in 1..k {
+                let n = b.no_lanes();
+                b.idle(&n);
+            }
+            b.read(RegId::Evcntr(0))
+        };
+        if count == 1 {
+            return Ok(k + 1); // the read set up in cycle e+k has its access cycle in e+k+1
+        }
+    }
+    Err("filtered event never became visible".into())
+}
+
+/// Offset (cycles after the SMR0 write's access cycle a) of the first lane event counted under
+/// the new StreamID filter (ExactSID 0x10 changed to 0x20, events from StreamID 0x20).
+fn smr_reconfig(cfg: &PmcgConfig, v: bool) -> Res<i64> {
+    for k in -1..6i64 {
+        let mut b = Bench::new(cfg, v)?;
+        b.write(RegId::Smr(0), 0x10);
+        b.start(1);
+        let ev = b.event_from(1, 0x20);
+        let n = b.no_lanes();
+        let addr = b.map.reg(RegId::Smr(0)).addr;
+        match k {
+            -1 => b.transfer_lanes(addr, Some(0x20), &ev, &n), // the write's setup cycle
+            0 => b.transfer_lanes(addr, Some(0x20), &n, &ev),  // its access cycle a
+            _ => {
+                let r = b.transfer(addr, Some(0x20), &n);
+                for _ in 1..k {
+                    b.idle(&n);
+                }
+                b.idle(&ev); // cycle a + k
+                r
+            }
+        };
+        b.idle(&n);
+        b.idle(&n);
+        if b.read(RegId::Evcntr(0)) == 1 {
+            return Ok(k);
+        }
+    }
+    Err("no event counted under the new filter".into())
+}
+
 /// Offset (cycles after the EVTYPER write's access cycle) of the first lane event counted under
 /// the new event.
 fn evtyper_reconfig(cfg: &PmcgConfig, v: bool) -> Res<i64> {
@@ -264,6 +328,8 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
     let e2c = event_to_count(cfg, verilator)?;
     let (ovs, irq) = overflow_paths(cfg, verilator)?;
     let reconf = evtyper_reconfig(cfg, verilator)?;
+    let filtered = filtered_event_to_count(cfg, verilator)?;
+    let smr = smr_reconfig(cfg, verilator)?;
     let enable = enable_delay(cfg, verilator)?;
     let mut b = Bench::new(cfg, verilator)?;
     let write_waits = b.write(RegId::Cr, 0);
@@ -276,6 +342,12 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
             measured: format!("k = {e2c}"),
             target: "≤ 2",
             met: Some(e2c <= 2),
+        },
+        Row {
+            path: "StreamID-filtered lane event (cycle e, ExactSID match) → counter value on PRDATA in the access cycle e+k of a read (the matcher's latency)",
+            measured: format!("k = {filtered}"),
+            target: "≤ 2",
+            met: Some(filtered <= 2),
         },
         Row {
             path: "counter overflow (edge t) → OVS set on PRDATA in the access cycle t+k of a read",
@@ -306,6 +378,12 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
             measured: format!("k = {reconf}"),
             target: "small",
             met: Some(reconf <= 1),
+        },
+        Row {
+            path: "SMR write (access cycle a) → first lane event counted under the new StreamID filter: presented in cycle a+k",
+            measured: format!("k = {smr}"),
+            target: "small",
+            met: Some(smr <= 1),
         },
         Row {
             path: "CR.E write (access edge a) → first counted edge a+k",
@@ -558,7 +636,7 @@ fn waveform_svg(cfg: &PmcgConfig) -> Res<String> {
         }
     }
     let notes = [
-        "Events on LANE0 in cycles c1 and c2: each is matched at the edge ending its cycle and counted at the next edge.",
+        "Events on LANE0 in cycles c1 and c2: each is registered at the edge ending its cycle, then matched and counted at the next edge.",
         "The second count wraps the counter at the edge ending c3: OVS[0] is set and EVCNTR0 wraps at that same edge.",
         "IRQ is high for exactly the cycle after the overflow edge; the OVSSET0 read set up in c4 returns bit 0 set in c5.",
         "Pins: native RustHDL simulation. EVCNTR0 and OVS[0]: reference-model state, equal to the RTL's on every cycle.",

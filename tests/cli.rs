@@ -259,6 +259,14 @@ fn timing_measures_the_documented_latencies() {
             "{backend}: {table}"
         );
         assert!(
+            row("StreamID-filtered lane event").contains("| k = 2 |"),
+            "{backend}: {table}"
+        );
+        assert!(
+            row("SMR write").contains("| k = 0 |"),
+            "{backend}: {table}"
+        );
+        assert!(
             row("APB read wait states").contains("| 0 |"),
             "{backend}: {table}"
         );
