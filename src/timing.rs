@@ -146,31 +146,6 @@ struct Row {
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
-/// Cycles from the cycle an event is on a lane to the first read access cycle (PRDATA) that
-/// returns it.
-fn event_to_count(cfg: &PmcgConfig, v: bool) -> Res<u64> {
-    for k in 0..8u64 {
-        let mut b = Bench::new(cfg, v)?;
-        b.start(1);
-        let ev = b.event(1);
-        let addr = b.map.reg(RegId::Evcntr(0)).addr;
-        let count = if k == 0 {
-            b.transfer(addr, None, &ev).0.prdata
-        } else {
-            b.idle(&ev);
-            for _ in 1..k {
-                let n = b.no_lanes();
-                b.idle(&n);
-            }
-            b.read(RegId::Evcntr(0))
-        };
-        if count == 1 {
-            return Ok(k + 1); // the read set up in cycle e+k has its access cycle in e+k+1
-        }
-    }
-    Err("event never became visible".into())
-}
-
 /// (overflow edge t → first read access cycle t+k whose PRDATA shows OVS, overflow edge t → IRQ
 /// high in cycle t+k), in cycles.
 fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64)> {
@@ -212,14 +187,17 @@ fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64)> {
     ))
 }
 
-/// Cycles from a filtered event on a lane to the first read access cycle (PRDATA) that returns
-/// it: counter 0 filters on ExactSID 0x42 (10.4) and the event comes from StreamID 0x42.
-fn filtered_event_to_count(cfg: &PmcgConfig, v: bool) -> Res<u64> {
+/// Cycles from the cycle an event (event 1 from StreamID `sid`) is on a lane to the first read
+/// access cycle (PRDATA) that returns it; with `Some(sid)`, counter 0 filters on ExactSID `sid`
+/// (10.4), so this is the matcher's latency.
+fn event_to_count(cfg: &PmcgConfig, v: bool, filter: Option<u32>) -> Res<u64> {
     for k in 0..8u64 {
         let mut b = Bench::new(cfg, v)?;
-        b.write(RegId::Smr(0), 0x42);
+        if let Some(sid) = filter {
+            b.write(RegId::Smr(0), sid);
+        }
         b.start(1);
-        let ev = b.event_from(1, 0x42);
+        let ev = b.event_from(1, filter.unwrap_or(0));
         let addr = b.map.reg(RegId::Evcntr(0)).addr;
         let count = if k == 0 {
             b.transfer(addr, None, &ev).0.prdata
@@ -235,24 +213,31 @@ fn filtered_event_to_count(cfg: &PmcgConfig, v: bool) -> Res<u64> {
             return Ok(k + 1); // the read set up in cycle e+k has its access cycle in e+k+1
         }
     }
-    Err("filtered event never became visible".into())
+    Err("event never became visible".into())
 }
 
-/// Offset (cycles after the SMR0 write's access cycle a) of the first lane event counted under
-/// the new StreamID filter (ExactSID 0x10 changed to 0x20, events from StreamID 0x20).
-fn smr_reconfig(cfg: &PmcgConfig, v: bool) -> Res<i64> {
+/// Offset (cycles after the access cycle a of a write of `value` to `reg`) of the first lane
+/// event `ev` counted by counter 0 under the new configuration; `before` programs the old one
+/// (counter 0 then counts event 1, which `ev` must not match).
+fn reconfig_delay(
+    cfg: &PmcgConfig,
+    v: bool,
+    before: impl Fn(&mut Bench),
+    (reg, value): (RegId, u32),
+    ev: impl Fn(&Bench) -> Vec<LaneIn>,
+) -> Res<i64> {
     for k in -1..6i64 {
         let mut b = Bench::new(cfg, v)?;
-        b.write(RegId::Smr(0), 0x10);
+        before(&mut b);
         b.start(1);
-        let ev = b.event_from(1, 0x20);
+        let ev = ev(&b);
         let n = b.no_lanes();
-        let addr = b.map.reg(RegId::Smr(0)).addr;
+        let addr = b.map.reg(reg).addr;
         match k {
-            -1 => b.transfer_lanes(addr, Some(0x20), &ev, &n), // the write's setup cycle
-            0 => b.transfer_lanes(addr, Some(0x20), &n, &ev),  // its access cycle a
+            -1 => b.transfer_lanes(addr, Some(value), &ev, &n), // the write's setup cycle
+            0 => b.transfer_lanes(addr, Some(value), &n, &ev),  // its access cycle a
             _ => {
-                let r = b.transfer(addr, Some(0x20), &n);
+                let r = b.transfer(addr, Some(value), &n);
                 for _ in 1..k {
                     b.idle(&n);
                 }
@@ -266,37 +251,7 @@ fn smr_reconfig(cfg: &PmcgConfig, v: bool) -> Res<i64> {
             return Ok(k);
         }
     }
-    Err("no event counted under the new filter".into())
-}
-
-/// Offset (cycles after the EVTYPER write's access cycle) of the first lane event counted under
-/// the new event.
-fn evtyper_reconfig(cfg: &PmcgConfig, v: bool) -> Res<i64> {
-    for k in -1..6i64 {
-        let mut b = Bench::new(cfg, v)?;
-        b.start(1);
-        let ev2 = b.event(2);
-        let n = b.no_lanes();
-        let addr = b.map.reg(RegId::Evtyper(0)).addr;
-        match k {
-            -1 => b.transfer_lanes(addr, Some(2), &ev2, &n), // the write's setup cycle
-            0 => b.transfer_lanes(addr, Some(2), &n, &ev2),  // its access cycle a
-            _ => {
-                let r = b.transfer(addr, Some(2), &n);
-                for _ in 1..k {
-                    b.idle(&n);
-                }
-                b.idle(&ev2); // cycle a + k
-                r
-            }
-        };
-        b.idle(&n);
-        b.idle(&n);
-        if b.read(RegId::Evcntr(0)) == 1 {
-            return Ok(k);
-        }
-    }
-    Err("new event never counted".into())
+    Err("no event counted under the new configuration".into())
 }
 
 /// Edges after a CR.E write's access edge until the first counted edge (cycle counter).
@@ -325,11 +280,26 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
     } else {
         "native RustHDL"
     };
-    let e2c = event_to_count(cfg, verilator)?;
+    let e2c = event_to_count(cfg, verilator, None)?;
     let (ovs, irq) = overflow_paths(cfg, verilator)?;
-    let reconf = evtyper_reconfig(cfg, verilator)?;
-    let filtered = filtered_event_to_count(cfg, verilator)?;
-    let smr = smr_reconfig(cfg, verilator)?;
+    let filtered = event_to_count(cfg, verilator, Some(0x42))?;
+    // EVTYPER0: event 1 -> 2, events 2. SMR0: ExactSID 0x10 -> 0x20, events from StreamID 0x20.
+    let reconf = reconfig_delay(
+        cfg,
+        verilator,
+        |_| {},
+        (RegId::Evtyper(0), 2),
+        |b| b.event(2),
+    )?;
+    let smr = reconfig_delay(
+        cfg,
+        verilator,
+        |b| {
+            b.write(RegId::Smr(0), 0x10);
+        },
+        (RegId::Smr(0), 0x20),
+        |b| b.event_from(1, 0x20),
+    )?;
     let enable = enable_delay(cfg, verilator)?;
     let mut b = Bench::new(cfg, verilator)?;
     let write_waits = b.write(RegId::Cr, 0);

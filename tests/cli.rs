@@ -262,10 +262,7 @@ fn timing_measures_the_documented_latencies() {
             row("StreamID-filtered lane event").contains("| k = 2 |"),
             "{backend}: {table}"
         );
-        assert!(
-            row("SMR write").contains("| k = 0 |"),
-            "{backend}: {table}"
-        );
+        assert!(row("SMR write").contains("| k = 0 |"), "{backend}: {table}");
         assert!(
             row("APB read wait states").contains("| 0 |"),
             "{backend}: {table}"

@@ -1521,12 +1521,13 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
 // ---------------------------------------------------------------------------------------------
 
 /// The filter scripts: a driver's programming sequence with hand-derived expectations.
-const FILTER_SCRIPTS: [&str; 5] = [
+const FILTER_SCRIPTS: [&str; 6] = [
     "filter-exact-0x42.pmcg",
     "filter-span-0x42.pmcg",
     "filter-span-0x41.pmcg",
     "filter-all.pmcg",
     "filter-global.pmcg",
+    "filter-spec-examples.pmcg",
 ];
 
 fn script_path(name: &str) -> PathBuf {
