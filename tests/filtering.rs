@@ -26,7 +26,7 @@
 //! - `global_filter_applies_evtyper0_and_smr0_to_every_counter`.
 //! - `every_lane_every_cycle_with_different_stream_ids`: exact counts, nothing lost.
 //! - `unfilterable_events_ignore_the_filter`: event 0 and an `impdef_global` event.
-//! - `filter_writes_apply_to_events_from_the_next_cycle`: SMRn, SPAN, SEC and SO writes.
+//! - `filter_writes_apply_to_events_from_the_write_access_cycle`: SMRn, SPAN, SEC and SO writes.
 //! - `filter_scripts_pass_on_every_backend`: tests/scripts/filter-*.pmcg through the CLI.
 //!
 //! The exhaustive test reads which counters counted an event as an overflow vector:
