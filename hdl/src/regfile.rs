@@ -175,23 +175,25 @@ pub struct RegFile {
     filt_care: Signal<Local, Bits<32>>,
     filt_value: Signal<Local, Bits<32>>,
     filt_many: Signal<Local, Bit>,
-    filt_all_sid: Signal<Local, Bit>,
     filt_sec: Signal<Local, Bit>,
+    filt_mode: Signal<Local, Bits<3>>,
     /// SCR.SO (0 without Secure state).
     so: Signal<Local, Bit>,
     /// Per counter filter registers: StreamID bits that must match and their value (ExactSID /
     /// PartialSID), AllSIDManySECSID, a match-all mode (NoStreamID may count), FILTER_SEC_SID.
     f_care: Vec<DFF<Bits<32>>>,
     f_value: Vec<DFF<Bits<32>>>,
-    f_many: Vec<DFF<Bit>>,
-    f_all_sid: Vec<DFF<Bit>>,
-    f_sec: Vec<DFF<Bit>>,
+    /// Mode bits: [0] a match-all mode (NoStreamID may count), [1] Non-secure accepted when
+    /// SO = 1, [2] Secure accepted when SO = 1 (with SO = 0 only Non-secure is, 10.6).
+    f_mode: Vec<DFF<Bits<3>>>,
     /// Reset filter: the EVTYPERn/SMRn reset values decoded (ExactSID on StreamID 0).
     care_reset: Constant<Bits<32>>,
     value_reset: Constant<Bits<32>>,
-    many_reset: Constant<Bit>,
-    all_sid_reset: Constant<Bit>,
-    sec_reset: Constant<Bit>,
+    mode_reset: Constant<Bits<3>>,
+    /// The bits of a mode value.
+    mode_all_sid: Constant<Bits<3>>,
+    mode_ns1: Constant<Bits<3>>,
+    mode_s1: Constant<Bits<3>>,
     /// Bit k: lane event k obeys the filter (not a global IMPLEMENTATION DEFINED event).
     filterable: Constant<Bits<32>>,
     one: Constant<Bits<4>>,
@@ -206,6 +208,14 @@ pub struct RegFile {
     filtered: Signal<Local, Bit>,
     count: Signal<Local, Bits<4>>,
     filt_load: Signal<Local, Bit>,
+}
+
+/// The mode bits of a filter register: [0] a match-all mode (NoStreamID may count), [1] Non-secure
+/// accepted when SO = 1, [2] Secure accepted when SO = 1. AllSIDManySECSID (`many`) takes both
+/// states when SO = 1, the other modes the one FILTER_SEC_SID selects; with SO = 0 every mode takes
+/// Non-secure only (10.4, 10.6).
+pub fn filter_mode(many: bool, all_sid: bool, sec: bool) -> u64 {
+    u64::from(all_sid) | u64::from(many || !sec) << 1 | u64::from(many || sec) << 2
 }
 
 /// (care, value, many, all_sid) of a filter (10.4; docs/behaviour.md), as the RTL decodes it at
@@ -274,7 +284,7 @@ impl RegFile {
         let span = evtyper0 & map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN") != 0;
         let (care, value, many, all_sid) = decode_filter(sid_all, span, reset(RegId::Smr(0)));
         let sec = evtyper0 & map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID") != 0;
-        let f_reset = (care, value, many, all_sid, sec);
+        let f_reset = (care, value, filter_mode(many, all_sid, sec));
         let filterable = lane_ids
             .iter()
             .enumerate()
@@ -314,19 +324,18 @@ impl RegFile {
             filt_care: Default::default(),
             filt_value: Default::default(),
             filt_many: Default::default(),
-            filt_all_sid: Default::default(),
             filt_sec: Default::default(),
+            filt_mode: Default::default(),
             so: Default::default(),
             f_care: (0..n).map(|_| Default::default()).collect(),
             f_value: (0..n).map(|_| Default::default()).collect(),
-            f_many: (0..n).map(|_| Default::default()).collect(),
-            f_all_sid: (0..n).map(|_| Default::default()).collect(),
-            f_sec: (0..n).map(|_| Default::default()).collect(),
+            f_mode: (0..n).map(|_| Default::default()).collect(),
             care_reset: Constant::new(f_reset.0.into()),
             value_reset: Constant::new(f_reset.1.into()),
-            many_reset: Constant::new(f_reset.2),
-            all_sid_reset: Constant::new(f_reset.3),
-            sec_reset: Constant::new(f_reset.4),
+            mode_reset: Constant::new(f_reset.2.into()),
+            mode_all_sid: Constant::new(1.into()),
+            mode_ns1: Constant::new(2.into()),
+            mode_s1: Constant::new(4.into()),
             filterable: Constant::new(filterable.into()),
             one: Constant::new(1.into()),
             lane_in: (0..lanes).map(|_| Default::default()).collect(),
@@ -586,8 +595,18 @@ impl Logic for RegFile {
         self.filt_care.next = self.filt_care_l.val();
         self.filt_value.next = self.filt_x.val() & self.filt_care_l.val();
         self.filt_many.next = self.filt_span.val() & (self.filt_x.val() == self.sid_all.val());
-        self.filt_all_sid.next = self.filt_span.val() & (!self.filt_care_l.val().any());
         self.filt_sec.next = (self.filt_evt.val() & self.sec_mask.val()).any();
+        // Mode bits (see `filter_mode`): match-all, Non-secure / Secure accepted when SO = 1.
+        self.filt_mode.next = 0.into();
+        if self.filt_span.val() & (!self.filt_care_l.val().any()) {
+            self.filt_mode.next = self.filt_mode.val() | self.mode_all_sid.val();
+        }
+        if self.filt_many.val() | (!self.filt_sec.val()) {
+            self.filt_mode.next = self.filt_mode.val() | self.mode_ns1.val();
+        }
+        if self.filt_many.val() | self.filt_sec.val() {
+            self.filt_mode.next = self.filt_mode.val() | self.mode_s1.val();
+        }
         self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
         self.filt_wr0.next = self.wr_ok.val()
             & ((self.evt_in.val() & (self.evt_idx.val() == self.ctr_index[0].val()))
@@ -612,8 +631,8 @@ impl Logic for RegFile {
             // ---- Match: the registered lanes against the counter's event and filter of this
             // cycle (10.4, 10.6; docs/behaviour.md). AllSIDManySECSID takes Non-secure, and
             // Secure when SO = 1; the other modes take the one state FILTER_SEC_SID & SO selects.
-            self.ns_ok.next = self.f_many[n].q.val() | (!(self.f_sec[n].q.val() & self.so.val()));
-            self.s_ok.next = self.so.val() & (self.f_many[n].q.val() | self.f_sec[n].q.val());
+            self.ns_ok.next = (!self.so.val()) | self.f_mode[n].q.val().get_bit(1);
+            self.s_ok.next = self.so.val() & self.f_mode[n].q.val().get_bit(2);
             self.filtered.next = self
                 .filterable
                 .val()
@@ -630,7 +649,7 @@ impl Logic for RegFile {
                 self.hit[l].next = self.hit[l].val()
                     & self.ctr[n].is_lane.val()
                     & ((!self.filtered.val())
-                        | (((self.lane_nosid[l].val() & self.f_all_sid[n].q.val())
+                        | (((self.lane_nosid[l].val() & self.f_mode[n].q.val().get_bit(0))
                             | ((!self.lane_nosid[l].val())
                                 & ((self.lane_sid[l].val() & self.f_care[n].q.val())
                                     == self.f_value[n].q.val())))
@@ -646,9 +665,7 @@ impl Logic for RegFile {
             // filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every counter.
             self.f_care[n].clock.next = self.clock.val();
             self.f_value[n].clock.next = self.clock.val();
-            self.f_many[n].clock.next = self.clock.val();
-            self.f_all_sid[n].clock.next = self.clock.val();
-            self.f_sec[n].clock.next = self.clock.val();
+            self.f_mode[n].clock.next = self.clock.val();
             // Write strobes of counter n (only a write cycle compares the index).
             self.filt_load.next = false;
             self.ctr[n].wr_lo.next = false;
@@ -676,22 +693,16 @@ impl Logic for RegFile {
             }
             self.f_care[n].d.next = self.f_care[n].q.val();
             self.f_value[n].d.next = self.f_value[n].q.val();
-            self.f_many[n].d.next = self.f_many[n].q.val();
-            self.f_all_sid[n].d.next = self.f_all_sid[n].q.val();
-            self.f_sec[n].d.next = self.f_sec[n].q.val();
+            self.f_mode[n].d.next = self.f_mode[n].q.val();
             if self.filt_load.val() {
                 self.f_care[n].d.next = self.filt_care.val();
                 self.f_value[n].d.next = self.filt_value.val();
-                self.f_many[n].d.next = self.filt_many.val();
-                self.f_all_sid[n].d.next = self.filt_all_sid.val();
-                self.f_sec[n].d.next = self.filt_sec.val();
+                self.f_mode[n].d.next = self.filt_mode.val();
             }
             if self.rst.val() {
                 self.f_care[n].d.next = self.care_reset.val();
                 self.f_value[n].d.next = self.value_reset.val();
-                self.f_many[n].d.next = self.many_reset.val();
-                self.f_all_sid[n].d.next = self.all_sid_reset.val();
-                self.f_sec[n].d.next = self.sec_reset.val();
+                self.f_mode[n].d.next = self.mode_reset.val();
             }
             self.ctr[n].wdata.next = self.ctr_wdata.val();
             self.ctr[n].evt_wdata.next = self.evt_merged.val();
