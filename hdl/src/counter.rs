@@ -36,19 +36,18 @@ pub struct EventCounter {
     pub wr_lo: Signal<In, Bit>,
     /// Write the high word of the value from `wdata` (no counting at this edge).
     pub wr_hi: Signal<In, Bit>,
-    /// Write EVTYPERn from `wdata`, with the event decode in `wr_is_cycle/wr_is_lane/wr_lane_bit`.
+    /// Write EVTYPERn from `evt_wdata`, with its event decode in `wr_sel`.
     pub wr_evtyper: Signal<In, Bit>,
     /// Write SMRn from `wdata`.
     pub wr_smr: Signal<In, Bit>,
     /// Write data of the value, already merged with the old value per PSTRB.
     pub wdata: Signal<In, Bits<32>>,
-    /// Write data of EVTYPERn, already merged per PSTRB (decoded in `wr_is_cycle/..`).
+    /// Write data of EVTYPERn, already merged per PSTRB (decoded in `wr_sel`).
     pub evt_wdata: Signal<In, Bits<32>>,
     /// Write data of SMRn, already merged per PSTRB.
     pub smr_wdata: Signal<In, Bits<32>>,
-    pub wr_is_cycle: Signal<In, Bit>,
-    pub wr_is_lane: Signal<In, Bit>,
-    pub wr_lane_bit: Signal<In, Bits<5>>,
+    /// The event decode of `evt_wdata`: [4:0] lane event bit, [5] a lane event, [6] event 0.
+    pub wr_sel: Signal<In, Bits<7>>,
     /// Low word of the value.
     pub lo: Signal<Out, Bits<32>>,
     /// High word of the value, before the pending carry is added.
@@ -77,22 +76,26 @@ pub struct EventCounter {
     hi_reset: Constant<Bits<32>>,
     evtyper_reset: Constant<Bits<32>>,
     smr_reset: Constant<Bits<32>>,
-    reset_is_cycle: Constant<Bit>,
-    reset_is_lane: Constant<Bit>,
-    reset_lane_bit: Constant<Bits<5>>,
+    reset_sel: Constant<Bits<7>>,
     lo_r: DFF<Bits<32>>,
     hi_r: DFF<Bits<32>>,
     pend_r: DFF<Bit>,
     evtyper_r: DFF<Bits<32>>,
     smr_r: DFF<Bits<32>>,
-    is_cycle_r: DFF<Bit>,
-    is_lane_r: DFF<Bit>,
-    lane_bit_r: DFF<Bits<5>>,
+    /// The event decode of EVTYPERn (the layout of `wr_sel`): one register, not three, because
+    /// every register costs simulation time on both backends.
+    sel_r: DFF<Bits<7>>,
     /// Events added at this edge (at most MAX_LANES + 1).
     inc: Signal<Local, Bits<32>>,
     lo_next: Signal<Local, Bits<32>>,
     carry: Signal<Local, Bit>,
     hi_at_max: Signal<Local, Bit>,
+}
+
+/// The packed event decode of an EVTYPER value: [4:0] lane event bit, [5] a lane event, [6]
+/// event 0 (clock cycles).
+pub fn event_sel(is_cycle: bool, is_lane: bool, lane_bit: u32) -> u64 {
+    u64::from(lane_bit & 31) | u64::from(is_lane) << 5 | u64::from(is_cycle) << 6
 }
 
 impl EventCounter {
@@ -126,9 +129,7 @@ impl EventCounter {
             wdata: Default::default(),
             evt_wdata: Default::default(),
             smr_wdata: Default::default(),
-            wr_is_cycle: Default::default(),
-            wr_is_lane: Default::default(),
-            wr_lane_bit: Default::default(),
+            wr_sel: Default::default(),
             lo: Default::default(),
             hi: Default::default(),
             pend: Default::default(),
@@ -147,17 +148,20 @@ impl EventCounter {
             hi_reset: Constant::new((value_reset >> 32).into()),
             evtyper_reset: Constant::new(evtyper_reset.into()),
             smr_reset: Constant::new(reset(RegId::Smr(n)).into()),
-            reset_is_cycle: Constant::new(reset_is_cycle),
-            reset_is_lane: Constant::new(reset_lane_bit.is_some()),
-            reset_lane_bit: Constant::new((reset_lane_bit.unwrap_or(0) as u64).into()),
+            reset_sel: Constant::new(
+                event_sel(
+                    reset_is_cycle,
+                    reset_lane_bit.is_some(),
+                    reset_lane_bit.unwrap_or(0),
+                )
+                .into(),
+            ),
             lo_r: Default::default(),
             hi_r: Default::default(),
             pend_r: Default::default(),
             evtyper_r: Default::default(),
             smr_r: Default::default(),
-            is_cycle_r: Default::default(),
-            is_lane_r: Default::default(),
-            lane_bit_r: Default::default(),
+            sel_r: Default::default(),
             inc: Default::default(),
             lo_next: Default::default(),
             carry: Default::default(),
@@ -169,9 +173,7 @@ impl EventCounter {
 impl Logic for EventCounter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, is_cycle_r, is_lane_r, lane_bit_r
-        );
+        dff_setup!(self, clock, lo_r, hi_r, pend_r, evtyper_r, smr_r, sel_r);
         // An enabled counter adds the register file's match of this cycle: 1 when it counts
         // cycles (EVENT = 0), else the lanes (registered last cycle) carrying its event.
         self.inc.next = 0.into();
@@ -206,9 +208,7 @@ impl Logic for EventCounter {
         }
         if self.wr_evtyper.val() {
             self.evtyper_r.d.next = self.evt_wdata.val() & self.evtyper_wmask.val();
-            self.is_cycle_r.d.next = self.wr_is_cycle.val();
-            self.is_lane_r.d.next = self.wr_is_lane.val();
-            self.lane_bit_r.d.next = self.wr_lane_bit.val();
+            self.sel_r.d.next = self.wr_sel.val();
         }
         if self.wr_smr.val() {
             self.smr_r.d.next = self.smr_wdata.val() & self.smr_wmask.val();
@@ -220,9 +220,7 @@ impl Logic for EventCounter {
             self.pend_r.d.next = false;
             self.evtyper_r.d.next = self.evtyper_reset.val();
             self.smr_r.d.next = self.smr_reset.val();
-            self.is_cycle_r.d.next = self.reset_is_cycle.val();
-            self.is_lane_r.d.next = self.reset_is_lane.val();
-            self.lane_bit_r.d.next = self.reset_lane_bit.val();
+            self.sel_r.d.next = self.reset_sel.val();
             self.ovf.next = false;
         }
         self.lo_r.d.next = self.lo_next.val();
@@ -231,8 +229,8 @@ impl Logic for EventCounter {
         self.pend.next = self.pend_r.q.val();
         self.evtyper.next = self.evtyper_r.q.val();
         self.smr.next = self.smr_r.q.val();
-        self.is_lane.next = self.is_lane_r.q.val();
-        self.lane_bit.next = self.lane_bit_r.q.val();
-        self.is_cycle.next = self.is_cycle_r.q.val();
+        self.lane_bit.next = self.sel_r.q.val().get_bits::<5>(0);
+        self.is_lane.next = self.sel_r.q.val().get_bit(5);
+        self.is_cycle.next = self.sel_r.q.val().get_bit(6);
     }
 }

@@ -16,7 +16,7 @@
 
 use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType};
-use crate::counter::EventCounter;
+use crate::counter::{event_sel, EventCounter};
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
 
@@ -105,9 +105,11 @@ pub struct RegFile {
     event_mask: Constant<Bits<32>>,
     /// Counter index n, for comparison with decoded indices.
     ctr_index: Vec<Constant<Bits<32>>>,
-    /// Lane event table: event number and its bit in the lane event vector.
+    /// Lane event table: event number and its decode (its bit in the lane event vector).
     lane_ev_id: Vec<Constant<Bits<32>>>,
-    lane_ev_bit: Vec<Constant<Bits<5>>>,
+    lane_ev_sel: Vec<Constant<Bits<7>>>,
+    /// The event decode of event 0.
+    cycle_sel: Constant<Bits<7>>,
     /// Constant read-only words (CFGR, IIDR, CEID0/1, AIDR, ID registers).
     ro_addr: Vec<Constant<Bits<32>>>,
     ro_val: Vec<Constant<Bits<32>>>,
@@ -151,9 +153,8 @@ pub struct RegFile {
     sel_smr: Signal<Local, Bits<32>>,
     hi_eff: Signal<Local, Bits<32>>,
     ctr_wdata: Signal<Local, Bits<32>>,
-    dec_is_cycle: Signal<Local, Bit>,
-    dec_is_lane: Signal<Local, Bit>,
-    dec_lane_bit: Signal<Local, Bits<5>>,
+    /// The event decode of the EVTYPER write data (`counter::event_sel` layout).
+    dec_sel: Signal<Local, Bits<7>>,
     cr_e: Signal<Local, Bit>,
     guarded: Signal<Local, Bit>,
     snap_hit: Signal<Local, Bit>,
@@ -421,9 +422,10 @@ impl RegFile {
             event_mask: c32(event_field.mask()),
             ctr_index: (0..n).map(|i| c32(i as u64)).collect(),
             lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
-            lane_ev_bit: (0..lane_ids.len())
-                .map(|k| Constant::new((k as u64).into()))
+            lane_ev_sel: (0..lane_ids.len())
+                .map(|k| Constant::new(event_sel(false, true, k as u32).into()))
                 .collect(),
+            cycle_sel: Constant::new(event_sel(true, false, 0).into()),
             ro_addr,
             ro_val,
             cr: Default::default(),
@@ -464,9 +466,7 @@ impl RegFile {
             sel_smr: Default::default(),
             hi_eff: Default::default(),
             ctr_wdata: Default::default(),
-            dec_is_cycle: Default::default(),
-            dec_is_lane: Default::default(),
-            dec_lane_bit: Default::default(),
+            dec_sel: Default::default(),
             cr_e: Default::default(),
             guarded: Default::default(),
             snap_hit: Default::default(),
@@ -563,13 +563,13 @@ impl Logic for RegFile {
         // EVTYPER and SMR write data, merged per PSTRB with the addressed register, and the
         // event decode of the EVTYPER value: cycle event, a lane event bit, or unsupported.
         self.evt_merged.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
-        self.dec_is_cycle.next = (self.evt_merged.val() & self.event_mask.val()) == 0;
-        self.dec_is_lane.next = false;
-        self.dec_lane_bit.next = 0.into();
+        self.dec_sel.next = 0.into();
+        if (self.evt_merged.val() & self.event_mask.val()) == 0 {
+            self.dec_sel.next = self.cycle_sel.val();
+        }
         for k in 0..self.lane_ev_id.len() {
             if (self.evt_merged.val() & self.event_mask.val()) == self.lane_ev_id[k].val() {
-                self.dec_is_lane.next = true;
-                self.dec_lane_bit.next = self.lane_ev_bit[k].val();
+                self.dec_sel.next = self.lane_ev_sel[k].val();
             }
         }
         self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
@@ -707,9 +707,7 @@ impl Logic for RegFile {
             self.ctr[n].wdata.next = self.ctr_wdata.val();
             self.ctr[n].evt_wdata.next = self.evt_merged.val();
             self.ctr[n].smr_wdata.next = self.smr_merged.val();
-            self.ctr[n].wr_is_cycle.next = self.dec_is_cycle.val();
-            self.ctr[n].wr_is_lane.next = self.dec_is_lane.val();
-            self.ctr[n].wr_lane_bit.next = self.dec_lane_bit.val();
+            self.ctr[n].wr_sel.next = self.dec_sel.val();
             self.ovf_pack.bits[n].next = self.ctr[n].ovf.val();
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
