@@ -229,7 +229,7 @@ impl Logic for EventCounter {
         self.pend.next = self.pend_r.q.val();
         self.evtyper.next = self.evtyper_r.q.val();
         self.smr.next = self.smr_r.q.val();
-        self.lane_bit.next = self.sel_r.q.val().get_bits::<5>(0);
+        self.lane_bit.next = bit_cast::<5, 7>(self.sel_r.q.val());
         self.is_lane.next = self.sel_r.q.val().get_bit(5);
         self.is_cycle.next = self.sel_r.q.val().get_bit(6);
     }

@@ -9,10 +9,10 @@
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
 //!        ├──► ctr[n]: wr_lo/wr_hi/wr_evtyper/wr_smr + merged wdata + event decode
 //!        └──► read mux ──► rd_data (PRDATA in the access cycle)
-//!   matched[n] (match stage) ──► ctr[n];  ctr[n] event selection ──► match_is_lane/lane_bit/next_cycle
+//!   lane_* (registered lanes) + ctr[n] event selection + filter registers ──► matched[n] ──► ctr[n]
 //!   irq: registered pulse when an INTEN counter overflows while IRQ_CTRL.IRQEN = 1
 //! ```
-//! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.5, 10.6.
+//! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6.
 
 use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType};
@@ -92,7 +92,6 @@ pub struct RegFile {
     /// Array regions: base, region mask (~(extent - 1)), offset mask (extent - 1).
     evc_base: Constant<Bits<32>>,
     evc_region: Constant<Bits<32>>,
-    evc_offset: Constant<Bits<32>>,
     evt_base: Constant<Bits<32>>,
     evt_region: Constant<Bits<32>>,
     evt_offset: Constant<Bits<32>>,
@@ -100,11 +99,17 @@ pub struct RegFile {
     smr_region: Constant<Bits<32>>,
     smr_offset: Constant<Bits<32>>,
     /// Implemented counters and SMRs.
-    counters_n: Constant<Bits<32>>,
-    smr_n: Constant<Bits<32>>,
+    /// Element offsets (word address & region offset mask): the limits of the implemented
+    /// elements, and the EVCNTR offset mask without the high-word bit of 64-bit counters.
+    evc_lim: Constant<Bits<32>>,
+    evt_lim: Constant<Bits<32>>,
+    smr_lim: Constant<Bits<32>>,
+    evc_rel_mask: Constant<Bits<32>>,
     event_mask: Constant<Bits<32>>,
-    /// Counter index n, for comparison with decoded indices.
-    ctr_index: Vec<Constant<Bits<32>>>,
+    /// Counter n's element offset in the EVCNTR array (its stride is 4 or 8 bytes).
+    evc_key: Vec<Constant<Bits<32>>>,
+    /// Counter n's element offset in the 4-byte arrays (EVTYPERn, SMRn).
+    arr_key: Vec<Constant<Bits<32>>>,
     /// Lane event table: event number and its decode (its bit in the lane event vector).
     lane_ev_id: Vec<Constant<Bits<32>>>,
     lane_ev_sel: Vec<Constant<Bits<7>>>,
@@ -138,11 +143,11 @@ pub struct RegFile {
     w64_lo: Signal<Local, Bits<64>>,
     w64_hi: Signal<Local, Bits<64>>,
     evc_in: Signal<Local, Bit>,
-    evc_idx: Signal<Local, Bits<32>>,
+    evc_rel: Signal<Local, Bits<32>>,
     evc_hiword: Signal<Local, Bit>,
-    evt_idx: Signal<Local, Bits<32>>,
+    evt_rel: Signal<Local, Bits<32>>,
     evt_in: Signal<Local, Bit>,
-    smr_idx: Signal<Local, Bits<32>>,
+    smr_rel: Signal<Local, Bits<32>>,
     smr_in: Signal<Local, Bit>,
     evt_merged: Signal<Local, Bits<32>>,
     smr_merged: Signal<Local, Bits<32>>,
@@ -291,6 +296,7 @@ impl RegFile {
             .enumerate()
             .filter(|(_, &e)| cfg.event_filterable(e))
             .fold(0u64, |m, (k, _)| m | 1 << k);
+        let evc_stride: u64 = if cfg.wide_counters() { 8 } else { 4 };
         let smr_count = map
             .regs
             .iter()
@@ -410,17 +416,19 @@ impl RegFile {
             ovsclr_hi_addr: c32(addr_hi(RegId::OvsClr0)),
             evc_base: c32(map.array_base(RegId::Evcntr(0)) as u64),
             evc_region: c32(!(map.array_extent(RegId::Evcntr(0)) as u64 - 1) & 0xFFFF_FFFF),
-            evc_offset: c32(map.array_extent(RegId::Evcntr(0)) as u64 - 1),
             evt_base: c32(map.array_base(RegId::Evtyper(0)) as u64),
             evt_region: c32(!(map.array_extent(RegId::Evtyper(0)) as u64 - 1) & 0xFFFF_FFFF),
             evt_offset: c32(map.array_extent(RegId::Evtyper(0)) as u64 - 1),
             smr_base: c32(map.array_base(RegId::Smr(0)) as u64),
             smr_region: c32(!(map.array_extent(RegId::Smr(0)) as u64 - 1) & 0xFFFF_FFFF),
             smr_offset: c32(map.array_extent(RegId::Smr(0)) as u64 - 1),
-            counters_n: c32(cfg.counters as u64),
-            smr_n: c32(smr_count),
+            evc_lim: c32(cfg.counters as u64 * evc_stride),
+            evt_lim: c32(cfg.counters as u64 * 4),
+            smr_lim: c32(smr_count * 4),
+            evc_rel_mask: c32((map.array_extent(RegId::Evcntr(0)) as u64 - 1) & !(evc_stride - 1)),
             event_mask: c32(event_field.mask()),
-            ctr_index: (0..n).map(|i| c32(i as u64)).collect(),
+            evc_key: (0..n).map(|i| c32(i as u64 * evc_stride)).collect(),
+            arr_key: (0..n).map(|i| c32(i as u64 * 4)).collect(),
             lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
             lane_ev_sel: (0..lane_ids.len())
                 .map(|k| Constant::new(event_sel(false, true, k as u32).into()))
@@ -451,11 +459,11 @@ impl RegFile {
             w64_lo: Default::default(),
             w64_hi: Default::default(),
             evc_in: Default::default(),
-            evc_idx: Default::default(),
+            evc_rel: Default::default(),
             evc_hiword: Default::default(),
-            evt_idx: Default::default(),
+            evt_rel: Default::default(),
             evt_in: Default::default(),
-            smr_idx: Default::default(),
+            smr_rel: Default::default(),
             smr_in: Default::default(),
             evt_merged: Default::default(),
             smr_merged: Default::default(),
@@ -510,23 +518,19 @@ impl Logic for RegFile {
         self.wbits.next = self.req_wdata.val() & self.bmask.val();
         self.w64_lo.next = bit_cast::<64, 32>(self.wbits.val()) & self.bitmap_mask.val();
         self.w64_hi.next = (bit_cast::<64, 32>(self.wbits.val()) << 32) & self.bitmap_mask.val();
-        // Array regions: each base is aligned to its extent, so the index is address bits and the
-        // region test a masked compare (no subtraction on the address path).
-        if self.wide.val() {
-            self.evc_idx.next = (self.word_addr.val() & self.evc_offset.val()) >> 3;
-            self.evc_hiword.next = self.word_addr.val().get_bit(2);
-        } else {
-            self.evc_idx.next = (self.word_addr.val() & self.evc_offset.val()) >> 2;
-            self.evc_hiword.next = false;
-        }
+        // Array regions: each base is aligned to its extent, so an element's offset is address
+        // bits and the region test a masked compare (no subtraction on the address path). The
+        // offsets are compared unshifted (a shift simulates through BigUint in rust-hdl).
+        self.evc_rel.next = self.word_addr.val() & self.evc_rel_mask.val();
+        self.evc_hiword.next = self.wide.val() & self.word_addr.val().get_bit(2);
         self.evc_in.next = ((self.word_addr.val() & self.evc_region.val()) == self.evc_base.val())
-            & (self.evc_idx.val() < self.counters_n.val());
-        self.evt_idx.next = (self.word_addr.val() & self.evt_offset.val()) >> 2;
+            & (self.evc_rel.val() < self.evc_lim.val());
+        self.evt_rel.next = self.word_addr.val() & self.evt_offset.val();
         self.evt_in.next = ((self.word_addr.val() & self.evt_region.val()) == self.evt_base.val())
-            & (self.evt_idx.val() < self.counters_n.val());
-        self.smr_idx.next = (self.word_addr.val() & self.smr_offset.val()) >> 2;
+            & (self.evt_rel.val() < self.evt_lim.val());
+        self.smr_rel.next = self.word_addr.val() & self.smr_offset.val();
         self.smr_in.next = ((self.word_addr.val() & self.smr_region.val()) == self.smr_base.val())
-            & (self.smr_idx.val() < self.smr_n.val());
+            & (self.smr_rel.val() < self.smr_lim.val());
         // The addressed counter's registers (for reads and for PSTRB merges), only needed in an
         // access cycle (skipping the mux otherwise saves simulation time, not logic).
         self.sel_lo.next = 0.into();
@@ -536,15 +540,15 @@ impl Logic for RegFile {
         self.sel_smr.next = 0.into();
         if self.req_rd.val() | self.req_wr.val() {
             for n in 0..self.ctr.len() {
-                if self.evc_idx.val() == self.ctr_index[n].val() {
+                if self.evc_rel.val() == self.evc_key[n].val() {
                     self.sel_lo.next = self.ctr[n].lo.val();
                     self.sel_hi.next = self.ctr[n].hi.val();
                     self.sel_pend.next = self.ctr[n].pend.val();
                 }
-                if self.evt_idx.val() == self.ctr_index[n].val() {
+                if self.evt_rel.val() == self.arr_key[n].val() {
                     self.sel_evtyper.next = self.ctr[n].evtyper.val();
                 }
-                if self.smr_idx.val() == self.ctr_index[n].val() {
+                if self.smr_rel.val() == self.arr_key[n].val() {
                     self.sel_smr.next = self.ctr[n].smr.val();
                 }
             }
@@ -609,8 +613,8 @@ impl Logic for RegFile {
         }
         self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
         self.filt_wr0.next = self.wr_ok.val()
-            & ((self.evt_in.val() & (self.evt_idx.val() == self.ctr_index[0].val()))
-                | (self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[0].val())));
+            & ((self.evt_in.val() & (self.evt_rel.val() == self.arr_key[0].val()))
+                | (self.smr_in.val() & (self.smr_rel.val() == self.arr_key[0].val())));
         // ---- Registered lanes -----------------------------------------------------------------
         for l in 0..self.lane_in.len() {
             self.lane_in[l].next = 0.into();
@@ -677,19 +681,19 @@ impl Logic for RegFile {
                     self.filt_load.next = self.filt_wr0.val();
                 } else {
                     self.filt_load.next = (self.evt_in.val()
-                        & (self.evt_idx.val() == self.ctr_index[n].val()))
-                        | (self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[n].val()));
+                        & (self.evt_rel.val() == self.arr_key[n].val()))
+                        | (self.smr_in.val() & (self.smr_rel.val() == self.arr_key[n].val()));
                 }
                 self.ctr[n].wr_lo.next = self.evc_in.val()
                     & (!self.evc_hiword.val())
-                    & (self.evc_idx.val() == self.ctr_index[n].val());
+                    & (self.evc_rel.val() == self.evc_key[n].val());
                 self.ctr[n].wr_hi.next = self.evc_in.val()
                     & self.evc_hiword.val()
-                    & (self.evc_idx.val() == self.ctr_index[n].val());
+                    & (self.evc_rel.val() == self.evc_key[n].val());
                 self.ctr[n].wr_evtyper.next =
-                    self.evt_in.val() & (self.evt_idx.val() == self.ctr_index[n].val());
+                    self.evt_in.val() & (self.evt_rel.val() == self.arr_key[n].val());
                 self.ctr[n].wr_smr.next =
-                    self.smr_in.val() & (self.smr_idx.val() == self.ctr_index[n].val());
+                    self.smr_in.val() & (self.smr_rel.val() == self.arr_key[n].val());
             }
             self.f_care[n].d.next = self.f_care[n].q.val();
             self.f_value[n].d.next = self.f_value[n].q.val();
