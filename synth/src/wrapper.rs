@@ -72,7 +72,13 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
             "pprot",
             "APB protection; PPROT[1]=1 is a Non-secure access",
         ),
-        port("PRDATA", Out, 32, "prdata", "APB read data (registered)"),
+        port(
+            "PRDATA",
+            Out,
+            32,
+            "prdata",
+            "APB read data in a read's access cycle, else 0",
+        ),
         port(
             "PREADY",
             Out,
