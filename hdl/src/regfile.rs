@@ -166,6 +166,8 @@ pub struct RegFile {
     ovf_vec: Signal<Local, Bits<64>>,
     /// Filter decode (10.4): implemented STREAMID bits, EVTYPER filter fields, SCR.SO.
     sid_all: Constant<Bits<32>>,
+    /// The most significant implemented STREAMID bit.
+    sid_msb: Constant<Bits<32>>,
     span_mask: Constant<Bits<32>>,
     sec_mask: Constant<Bits<32>>,
     so_mask: Constant<Bits<32>>,
@@ -355,6 +357,7 @@ impl RegFile {
             count: Default::default(),
             filt_load: Default::default(),
             sid_all: c32(map.field_mask(RegId::Smr(0), "STREAMID")),
+            sid_msb: c32(1 << (cfg.sid_bits - 1)),
             span_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN")),
             sec_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID")),
             so_mask: c32(map.field_mask(RegId::Scr, "SO")),
@@ -602,7 +605,9 @@ impl Logic for RegFile {
         self.filt_sec.next = (self.filt_evt.val() & self.sec_mask.val()).any();
         // Mode bits (see `filter_mode`): match-all, Non-secure / Secure accepted when SO = 1.
         self.filt_mode.next = 0.into();
-        if self.filt_span.val() & (!self.filt_care_l.val().any()) {
+        // CARE = 0 exactly for the two match-all encodings (ALL and ALL >> 1); testing STREAMID
+        // directly keeps the incrementer off this path.
+        if self.filt_span.val() & ((self.filt_x.val() | self.sid_msb.val()) == self.sid_all.val()) {
             self.filt_mode.next = self.filt_mode.val() | self.mode_all_sid.val();
         }
         if self.filt_many.val() | (!self.filt_sec.val()) {
