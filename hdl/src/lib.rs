@@ -2,16 +2,15 @@
 //! plain-Rust modules everything else derives from: the validated configuration and the register map.
 //!
 //! ```text
-//!            ┌──────────────────────────── PmcgCore (top.rs) ────────────────────────────┐
-//!  APB4 ────►│ ApbCompleter ──reg req──► RegFile ──wr/matched──► Vec<EventCounter>        │──► irq
-//!            │ (apb.rs)      ◄─rd data── (regfile.rs: match + filter) ◄─value/ovf── (counter.rs)
-//!  lanes ───►│ lane registers (top.rs, the match stage) ──► RegFile                        │
-//!            └────────────────────────────────────────────────────────────────────────────┘
+//!            ┌──────────────────────────── PmcgCore (top.rs) ────────────────────────┐
+//!  APB4 ────►│ ApbCompleter (apb.rs) ──registered request──► RegFile (regfile.rs):   │──► irq
+//!            │                       ◄──────── rd_data ───── registers, match and    │
+//!  lanes ───►│ lane registers (the match stage) ──────────────► filter, counter bank │
+//!            └───────────────────────────────────────────────────────────────────────┘
 //! ```
 pub mod apb;
 pub mod bitpack;
 pub mod config;
-pub mod counter;
 pub mod regfile;
 pub mod regmap;
 pub mod top;

@@ -7,16 +7,26 @@
 //!        │ decode (addresses, masks, resets: Constants from the register map)
 //!        ├──► CR, SCR, IRQ_CTRL/ACK, IRQ_CFG0/1/2 ── storage registers
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
-//!        ├──► ctr[n]: wr_lo/wr_hi/wr_evtyper/wr_smr + merged wdata + event decode
+//!        ├──► counter n: write strobes, merged write data, EVTYPER event decode
 //!        └──► read mux ──► rd_data (PRDATA in the access cycle)
-//!   lane_* (registered lanes) + ctr[n] event selection + filter registers ──► matched[n] ──► ctr[n]
+//!   lane_* (registered lanes) + counter n's event decode + filter registers ──► match count
+//!
+//!   counter n (10.5.2.1):  inc = CR.E & CNTEN[n] ? match : 0
+//!   ┌───────────────────┐  carry   ┌──────────────┐
+//!   │ lo[31:0] += inc   ├─────────►│ pend (1 bit) │──► hi += pend at the next edge
+//!   └───────────────────┘          └──────────────┘
+//!   ovf = carry & (narrow | hi + pend == max)  ──► ovf_pack ──► OVS, irq
 //!   irq: registered pulse when an INTEN counter overflows while IRQ_CTRL.IRQEN = 1
 //! ```
+//! A counter is two 32-bit halves with the carry between them registered: no path adds 64 bits in
+//! one cycle, and the native simulation never does 64-bit arithmetic (rust-hdl stores wider `Bits`
+//! as bool arrays). Its value is ((hi + pend) << 32) | lo, truncated to `counter_bits`; the read
+//! mux adds `pend`. The counters live in this block's loop rather than in a block each, which
+//! keeps rust-hdl's settle (one iteration per block boundary) and the Verilator model short.
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6.
 
 use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType};
-use crate::counter::{event_sel, EventCounter};
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
 
@@ -42,7 +52,38 @@ pub struct RegFile {
     /// Read data of the access cycle (0 when `req_rd` is 0).
     pub rd_data: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
-    ctr: Vec<EventCounter>,
+    /// Counter n: low word, high word, a carry not yet added to the high word, EVTYPERn, SMRn,
+    /// and EVTYPERn's event decode (`event_sel` layout).
+    c_lo: Vec<DFF<Bits<32>>>,
+    c_hi: Vec<DFF<Bits<32>>>,
+    c_pend: Vec<DFF<Bit>>,
+    c_evtyper: Vec<DFF<Bits<32>>>,
+    c_smr: Vec<DFF<Bits<32>>>,
+    c_sel: Vec<DFF<Bits<7>>>,
+    hi_max_less_one: Constant<Bits<32>>,
+    /// Per counter: writable bits of EVTYPERn and SMRn, and reset values (register map).
+    evtyper_wmask: Vec<Constant<Bits<32>>>,
+    smr_wmask: Vec<Constant<Bits<32>>>,
+    lo_reset: Vec<Constant<Bits<32>>>,
+    hi_reset: Vec<Constant<Bits<32>>>,
+    evtyper_reset: Vec<Constant<Bits<32>>>,
+    smr_reset: Vec<Constant<Bits<32>>>,
+    sel_reset: Vec<Constant<Bits<7>>>,
+    /// Counter n's locals (reused in the loop).
+    sel_now: Signal<Local, Bits<7>>,
+    lo_now: Signal<Local, Bits<32>>,
+    lane_bit: Signal<Local, Bits<5>>,
+    is_lane: Signal<Local, Bit>,
+    is_cycle: Signal<Local, Bit>,
+    wr_lo: Signal<Local, Bit>,
+    wr_hi: Signal<Local, Bit>,
+    wr_evt: Signal<Local, Bit>,
+    wr_smr: Signal<Local, Bit>,
+    inc: Signal<Local, Bits<32>>,
+    carry: Signal<Local, Bit>,
+    hi_at_max: Signal<Local, Bit>,
+    lo_next: Signal<Local, Bits<32>>,
+    ovf: Signal<Local, Bit>,
     ovf_pack: BitPack,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
@@ -158,7 +199,7 @@ pub struct RegFile {
     sel_smr: Signal<Local, Bits<32>>,
     hi_eff: Signal<Local, Bits<32>>,
     ctr_wdata: Signal<Local, Bits<32>>,
-    /// The event decode of the EVTYPER write data (`counter::event_sel` layout).
+    /// The event decode of the EVTYPER write data (`event_sel` layout).
     dec_sel: Signal<Local, Bits<7>>,
     cr_e: Signal<Local, Bit>,
     guarded: Signal<Local, Bit>,
@@ -216,6 +257,12 @@ pub struct RegFile {
     filtered: Signal<Local, Bit>,
     count: Signal<Local, Bits<4>>,
     filt_load: Signal<Local, Bit>,
+}
+
+/// The packed event decode of an EVTYPER value: [4:0] lane event bit, [5] a lane event, [6]
+/// event 0 (clock cycles). One register, not three: every register costs simulation time.
+pub fn event_sel(is_cycle: bool, is_lane: bool, lane_bit: u32) -> u64 {
+    u64::from(lane_bit & 31) | u64::from(is_lane) << 5 | u64::from(is_cycle) << 6
 }
 
 /// The mode bits of a filter register: [0] a match-all mode (NoStreamID may count), [1] Non-secure
@@ -369,9 +416,60 @@ impl RegFile {
             filt_wr0: Default::default(),
             rd_data: Default::default(),
             irq: Default::default(),
-            ctr: (0..cfg.counters)
-                .map(|i| EventCounter::new(cfg, &map, i))
+            c_lo: (0..n).map(|_| Default::default()).collect(),
+            c_hi: (0..n).map(|_| Default::default()).collect(),
+            c_pend: (0..n).map(|_| Default::default()).collect(),
+            c_evtyper: (0..n).map(|_| Default::default()).collect(),
+            c_smr: (0..n).map(|_| Default::default()).collect(),
+            c_sel: (0..n).map(|_| Default::default()).collect(),
+            hi_max_less_one: c32(((cfg.counter_mask() >> 32) as u32).wrapping_sub(1) as u64),
+            evtyper_wmask: (0..cfg.counters)
+                .map(|i| c32(wmask(RegId::Evtyper(i))))
                 .collect(),
+            smr_wmask: (0..cfg.counters)
+                .map(|i| c32(wmask(RegId::Smr(i))))
+                .collect(),
+            lo_reset: (0..cfg.counters)
+                .map(|i| c32(reset(RegId::Evcntr(i)) & 0xFFFF_FFFF))
+                .collect(),
+            hi_reset: (0..cfg.counters)
+                .map(|i| c32(reset(RegId::Evcntr(i)) >> 32))
+                .collect(),
+            evtyper_reset: (0..cfg.counters)
+                .map(|i| c32(reset(RegId::Evtyper(i))))
+                .collect(),
+            smr_reset: (0..cfg.counters)
+                .map(|i| c32(reset(RegId::Smr(i))))
+                .collect(),
+            sel_reset: (0..cfg.counters)
+                .map(|i| {
+                    let ev =
+                        ((reset(RegId::Evtyper(i)) & event_field.mask()) >> event_field.lsb) as u16;
+                    let bit = cfg.lane_bit_of(ev);
+                    Constant::new(
+                        event_sel(
+                            ev == crate::config::CYCLE_EVENT,
+                            bit.is_some(),
+                            bit.unwrap_or(0),
+                        )
+                        .into(),
+                    )
+                })
+                .collect(),
+            sel_now: Default::default(),
+            lo_now: Default::default(),
+            lane_bit: Default::default(),
+            is_lane: Default::default(),
+            is_cycle: Default::default(),
+            wr_lo: Default::default(),
+            wr_hi: Default::default(),
+            wr_evt: Default::default(),
+            wr_smr: Default::default(),
+            inc: Default::default(),
+            carry: Default::default(),
+            hi_at_max: Default::default(),
+            lo_next: Default::default(),
+            ovf: Default::default(),
             ovf_pack: BitPack::new(n),
             secure_impl: Constant::new(cfg.secure),
             wide: Constant::new(cfg.wide_counters()),
@@ -542,17 +640,17 @@ impl Logic for RegFile {
         self.sel_evtyper.next = 0.into();
         self.sel_smr.next = 0.into();
         if self.req_rd.val() | self.req_wr.val() {
-            for n in 0..self.ctr.len() {
+            for n in 0..self.c_lo.len() {
                 if self.evc_rel.val() == self.evc_key[n].val() {
-                    self.sel_lo.next = self.ctr[n].lo.val();
-                    self.sel_hi.next = self.ctr[n].hi.val();
-                    self.sel_pend.next = self.ctr[n].pend.val();
+                    self.sel_lo.next = self.c_lo[n].q.val();
+                    self.sel_hi.next = self.c_hi[n].q.val();
+                    self.sel_pend.next = self.c_pend[n].q.val();
                 }
                 if self.evt_rel.val() == self.arr_key[n].val() {
-                    self.sel_evtyper.next = self.ctr[n].evtyper.val();
+                    self.sel_evtyper.next = self.c_evtyper[n].q.val();
                 }
                 if self.smr_rel.val() == self.arr_key[n].val() {
-                    self.sel_smr.next = self.ctr[n].smr.val();
+                    self.sel_smr.next = self.c_smr[n].q.val();
                 }
             }
         }
@@ -632,31 +730,38 @@ impl Logic for RegFile {
         }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
-        for n in 0..self.ctr.len() {
-            self.ctr[n].clock.next = self.clock.val();
-            self.ctr[n].rst.next = self.rst.val();
-            // 10.5.2.1: a counter counts when CR.E and CNTEN[n] are set.
-            self.ctr[n].en.next = self.cr_e.val() & self.cnten.q.val().get_bit(n);
+        for n in 0..self.c_lo.len() {
+            self.c_lo[n].clock.next = self.clock.val();
+            self.c_hi[n].clock.next = self.clock.val();
+            self.c_pend[n].clock.next = self.clock.val();
+            self.c_evtyper[n].clock.next = self.clock.val();
+            self.c_smr[n].clock.next = self.clock.val();
+            self.c_sel[n].clock.next = self.clock.val();
+            self.c_evtyper[n].d.next = self.c_evtyper[n].q.val();
+            self.c_smr[n].d.next = self.c_smr[n].q.val();
+            self.c_sel[n].d.next = self.c_sel[n].q.val();
+            // The counter's event decode (`event_sel` layout).
+            // (bit_cast of a loop-indexed value breaks rust-hdl's Verilog generation: copy first.)
+            self.sel_now.next = self.c_sel[n].q.val();
+            self.lane_bit.next = bit_cast::<5, 7>(self.sel_now.val());
+            self.is_lane.next = self.sel_now.val().get_bit(5);
+            self.is_cycle.next = self.sel_now.val().get_bit(6);
+            self.lo_now.next = self.c_lo[n].q.val();
             // ---- Match: the registered lanes against the counter's event and filter of this
             // cycle (10.4, 10.6; docs/behaviour.md). AllSIDManySECSID takes Non-secure, and
             // Secure when SO = 1; the other modes take the one state FILTER_SEC_SID & SO selects.
             self.ns_ok.next = (!self.so.val()) | self.f_mode[n].q.val().get_bit(1);
             self.s_ok.next = self.so.val() & self.f_mode[n].q.val().get_bit(2);
-            self.filtered.next = self
-                .filterable
-                .val()
-                .get_bit(self.ctr[n].lane_bit.val().index());
+            self.filtered.next = self.filterable.val().get_bit(self.lane_bit.val().index());
             self.count.next = 0.into();
             for l in 0..self.hit.len() {
                 // A dynamic bit select, not a shift: rust-hdl simulates short shifts with BigUint.
-                self.hit[l].next = self.lane_in[l]
-                    .val()
-                    .get_bit(self.ctr[n].lane_bit.val().index());
+                self.hit[l].next = self.lane_in[l].val().get_bit(self.lane_bit.val().index());
                 // The filter, when the event obeys it: the StreamID (10.4.2: a NoStreamID access
                 // only under a match-all filter) and the security state. Branch-free, which
                 // keeps the Verilator model fast on random traffic.
                 self.hit[l].next = self.hit[l].val()
-                    & self.ctr[n].is_lane.val()
+                    & self.is_lane.val()
                     & ((!self.filtered.val())
                         | (((self.lane_nosid[l].val() & self.f_mode[n].q.val().get_bit(0))
                             | ((!self.lane_nosid[l].val())
@@ -666,10 +771,9 @@ impl Logic for RegFile {
                                 | (self.lane_s[l].val() & self.s_ok.val()))));
                 self.count.next = self.count.val() + self.hit[l].val();
             }
-            if self.ctr[n].is_cycle.val() {
+            if self.is_cycle.val() {
                 self.count.next = self.one.val();
             }
-            self.ctr[n].matched.next = self.count.val();
             // Filter registers: loaded with the decode of the EVTYPER/SMR write. The global
             // filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every counter.
             self.f_care[n].clock.next = self.clock.val();
@@ -677,10 +781,10 @@ impl Logic for RegFile {
             self.f_mode[n].clock.next = self.clock.val();
             // Write strobes of counter n (only a write cycle compares the index).
             self.filt_load.next = false;
-            self.ctr[n].wr_lo.next = false;
-            self.ctr[n].wr_hi.next = false;
-            self.ctr[n].wr_evtyper.next = false;
-            self.ctr[n].wr_smr.next = false;
+            self.wr_lo.next = false;
+            self.wr_hi.next = false;
+            self.wr_evt.next = false;
+            self.wr_smr.next = false;
             if self.wr_ok.val() {
                 if self.global_filter.val() {
                     self.filt_load.next = self.filt_wr0.val();
@@ -689,15 +793,15 @@ impl Logic for RegFile {
                         & (self.evt_rel.val() == self.arr_key[n].val()))
                         | (self.smr_in.val() & (self.smr_rel.val() == self.arr_key[n].val()));
                 }
-                self.ctr[n].wr_lo.next = self.evc_in.val()
+                self.wr_lo.next = self.evc_in.val()
                     & (!self.evc_hiword.val())
                     & (self.evc_rel.val() == self.evc_key[n].val());
-                self.ctr[n].wr_hi.next = self.evc_in.val()
+                self.wr_hi.next = self.evc_in.val()
                     & self.evc_hiword.val()
                     & (self.evc_rel.val() == self.evc_key[n].val());
-                self.ctr[n].wr_evtyper.next =
+                self.wr_evt.next =
                     self.evt_in.val() & (self.evt_rel.val() == self.arr_key[n].val());
-                self.ctr[n].wr_smr.next =
+                self.wr_smr.next =
                     self.smr_in.val() & (self.smr_rel.val() == self.arr_key[n].val());
             }
             self.f_care[n].d.next = self.f_care[n].q.val();
@@ -713,11 +817,61 @@ impl Logic for RegFile {
                 self.f_value[n].d.next = self.value_reset.val();
                 self.f_mode[n].d.next = self.mode_reset.val();
             }
-            self.ctr[n].wdata.next = self.ctr_wdata.val();
-            self.ctr[n].evt_wdata.next = self.evt_merged.val();
-            self.ctr[n].smr_wdata.next = self.smr_merged.val();
-            self.ctr[n].wr_sel.next = self.dec_sel.val();
-            self.ovf_pack.bits[n].next = self.ctr[n].ovf.val();
+            // ---- Counter n (10.5.2.1): two 32-bit halves with a registered carry between them,
+            // so no path adds 64 bits in a cycle and the native simulation never does 64-bit
+            // arithmetic. The value is ((hi + pend) << 32) | lo, truncated to counter_bits; the
+            // read mux adds `pend`. An enabled counter (CR.E and CNTEN[n]) adds its match.
+            self.inc.next = 0.into();
+            if self.cr_e.val() & self.cnten.q.val().get_bit(n) {
+                self.inc.next = bit_cast::<32, 4>(self.count.val());
+            }
+            // Carry out of the low word. `inc` is at most MAX_LANES + 1 (9) < 16, so lo + inc
+            // carries exactly when lo[31:4] are all ones and lo[3:0] + inc > 15: a 5-bit add
+            // beside the 32-bit one, not a 32-bit compare behind it.
+            self.carry.next = ((self.c_lo[n].q.val() & 0xFFFF_FFF0u64) == 0xFFFF_FFF0u64)
+                & ((bit_cast::<5, 32>(self.lo_now.val() & 15) + bit_cast::<5, 32>(self.inc.val()))
+                    > 15);
+            // hi + pend is all ones exactly when (pend = 0, hi = max) or (pend = 1, hi = max - 1).
+            self.hi_at_max.next = ((!self.c_pend[n].q.val())
+                & (self.c_hi[n].q.val() == self.hi_max.val()))
+                | (self.c_pend[n].q.val() & (self.c_hi[n].q.val() == self.hi_max_less_one.val()));
+            self.lo_next.next = self.c_lo[n].q.val() + self.inc.val();
+            self.c_hi[n].d.next =
+                (self.c_hi[n].q.val() + self.c_pend[n].q.val()) & self.hi_max.val();
+            self.c_pend[n].d.next = self.carry.val() & self.wide.val();
+            // 10.2.1: overflow is the carry out of the counter width; the counter wraps.
+            self.ovf.next = self.carry.val() & ((!self.wide.val()) | self.hi_at_max.val());
+            // A write replaces its word and the counter skips this edge's events; a write never
+            // overflows.
+            if self.wr_lo.val() {
+                self.lo_next.next = self.ctr_wdata.val();
+                self.c_pend[n].d.next = false;
+                self.ovf.next = false;
+            }
+            if self.wr_hi.val() {
+                self.lo_next.next = self.c_lo[n].q.val();
+                self.c_hi[n].d.next = self.ctr_wdata.val() & self.hi_max.val();
+                self.c_pend[n].d.next = false;
+                self.ovf.next = false;
+            }
+            if self.wr_evt.val() {
+                self.c_evtyper[n].d.next = self.evt_merged.val() & self.evtyper_wmask[n].val();
+                self.c_sel[n].d.next = self.dec_sel.val();
+            }
+            if self.wr_smr.val() {
+                self.c_smr[n].d.next = self.smr_merged.val() & self.smr_wmask[n].val();
+            }
+            if self.rst.val() {
+                self.lo_next.next = self.lo_reset[n].val();
+                self.c_hi[n].d.next = self.hi_reset[n].val();
+                self.c_pend[n].d.next = false;
+                self.c_evtyper[n].d.next = self.evtyper_reset[n].val();
+                self.c_smr[n].d.next = self.smr_reset[n].val();
+                self.c_sel[n].d.next = self.sel_reset[n].val();
+                self.ovf.next = false;
+            }
+            self.c_lo[n].d.next = self.lo_next.val();
+            self.ovf_pack.bits[n].next = self.ovf.val();
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Control registers (writable bits and resets from the register map) ----------------
