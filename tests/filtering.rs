@@ -854,6 +854,32 @@ fn exhaustive_matcher_w6() {
 // 2. Random filters at W = 16 and 32
 // ---------------------------------------------------------------------------------------------
 
+/// `cycles` cycles of random lane traffic on `lanes` lanes: each lane valid with probability
+/// `p.0`, any of the `lane_bits` events, a StreamID from `sids`, any security state, and
+/// NoStreamID with probability `p.1`.
+fn random_traffic(
+    rng: &mut ChaCha8Rng,
+    cycles: u64,
+    lanes: usize,
+    sids: &[u32],
+    lane_bits: u32,
+    p: (f64, f64),
+) -> Vec<Vec<LaneIn>> {
+    (0..cycles)
+        .map(|_| {
+            (0..lanes)
+                .map(|_| LaneIn {
+                    valid: rng.gen_bool(p.0),
+                    events: rng.gen::<u32>() & lane_bits,
+                    sid: sids[rng.gen_range(0..sids.len())],
+                    ss: SECURITY_STATES[rng.gen_range(0..3)],
+                    nosid: rng.gen_bool(p.1),
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// StreamIDs the round's filters and traffic gather around: two random, one near 0, one near
 /// ALL.
 fn random_anchors(rng: &mut ChaCha8Rng, w: u32) -> [u32; 4] {
@@ -1127,19 +1153,8 @@ fn global_filter_applies_evtyper0_and_smr0_to_every_counter() {
                 );
             }
             let on = p.enable(d, cfg.counter_bitmap());
-            let history: Vec<Vec<LaneIn>> = (0..48)
-                .map(|_| {
-                    (0..d.lanes())
-                        .map(|_| LaneIn {
-                            valid: rng.gen_bool(0.9),
-                            events: rng.gen::<u32>() & p.lane_bits(),
-                            sid: sids[rng.gen_range(0..sids.len())],
-                            ss: SECURITY_STATES[rng.gen_range(0..3)],
-                            nosid: rng.gen_bool(0.15),
-                        })
-                        .collect()
-                })
-                .collect();
+            let history =
+                random_traffic(&mut rng, 48, d.lanes(), &sids, p.lane_bits(), (0.9, 0.15));
             for lanes in &history {
                 d.set_lanes(lanes);
                 d.idle(1);
@@ -1327,19 +1342,8 @@ fn unfilterable_events_ignore_the_filter() {
                 p.program(d, n as u32, event, filter);
             }
             let on = p.enable(d, cfg.counter_bitmap());
-            let history: Vec<Vec<LaneIn>> = (0..40)
-                .map(|_| {
-                    (0..d.lanes())
-                        .map(|_| LaneIn {
-                            valid: rng.gen_bool(0.85),
-                            events: rng.gen::<u32>() & p.lane_bits(),
-                            sid: sids[rng.gen_range(0..sids.len())],
-                            ss: SECURITY_STATES[rng.gen_range(0..3)],
-                            nosid: rng.gen_bool(0.2),
-                        })
-                        .collect()
-                })
-                .collect();
+            let history =
+                random_traffic(&mut rng, 40, d.lanes(), &sids, p.lane_bits(), (0.85, 0.2));
             // The traffic must hold 0x91 events the filter would reject, or this proves nothing.
             let bit_91 = p.lane_bit(0x91);
             assert!(
