@@ -27,7 +27,7 @@
 
 mod common;
 
-use common::{configs, for_each_backend};
+use common::{configs, for_each_backend, named_config};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, SecState};
@@ -42,15 +42,6 @@ const S: Access = Access::Secure;
 // ---------------------------------------------------------------------------------------------
 // Configurations
 // ---------------------------------------------------------------------------------------------
-
-/// One of the shared configurations (tests/common) by name.
-fn shared(name: &str) -> (String, PmcgConfig) {
-    configs()
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .map(|(n, c)| (n.to_string(), c))
-        .unwrap_or_else(|| panic!("no shared configuration `{name}`"))
-}
 
 /// The three shared configurations.
 fn shared_all() -> Vec<(String, PmcgConfig)> {
@@ -89,12 +80,12 @@ fn extra(name: &str) -> (String, PmcgConfig) {
 /// (default).
 fn width_configs() -> Vec<(String, PmcgConfig)> {
     let v = vec![
-        shared("small"),
-        shared("odd"),
+        named_config("small"),
+        named_config("odd"),
         extra("w40x8"),
         extra("w44x4"),
         extra("w48x2"),
-        shared("default"),
+        named_config("default"),
     ];
     let widths: Vec<u32> = v.iter().map(|(_, c)| c.counter_bits).collect();
     assert_eq!(widths, [32, 36, 40, 44, 48, 64], "one config per width");
@@ -769,7 +760,7 @@ fn enable_and_disable_gate_lane_events_at_the_write_edge() {
 #[test]
 fn every_lane_every_cycle_exact_totals() {
     const K: u64 = 37;
-    let cfgs = vec![extra("w44x4"), shared("odd"), extra("w40x8")];
+    let cfgs = vec![extra("w44x4"), named_config("odd"), extra("w40x8")];
     for (name, cfg) in cfgs {
         let p = Pmcg::new(&name, &cfg);
         let ids = cfg.lane_event_ids();

@@ -25,16 +25,7 @@ fn cycles() -> u64 {
 }
 
 fn seed(salt: u64) -> u64 {
-    let base = std::env::var("PMCG_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0)
-        });
-    base.wrapping_add(salt)
+    common::base_seed().wrapping_add(salt)
 }
 
 fn run(name: &str, cfg: &PmcgConfig, salt: u64) {
@@ -83,53 +74,7 @@ fn differential_shared_configs() {
 
 #[test]
 fn differential_corner_configs() {
-    let corners = [
-        (
-            "1x64 sid1",
-            vec!["counters=1", "counter_bits=64", "sid_bits=1", "capture=off"],
-        ),
-        (
-            "16x48 8 lanes sid32",
-            vec![
-                "counters=16",
-                "counter_bits=48",
-                "lanes=8",
-                "sid_bits=32",
-                "secure=off",
-            ],
-        ),
-        (
-            "5x40 4 lanes",
-            vec![
-                "counters=5",
-                "counter_bits=40",
-                "lanes=4",
-                "reloc_ctrs=off",
-                "msi=off",
-            ],
-        ),
-        (
-            "64x32 4 lanes sid32",
-            vec![
-                "counter_bits=32",
-                "lanes=4",
-                "sid_bits=32",
-                "ats=on",
-                "capture=off",
-            ],
-        ),
-        (
-            "3x44 global",
-            vec![
-                "counters=3",
-                "counter_bits=44",
-                "sid_filter=global",
-                "impdef=0x1234",
-            ],
-        ),
-    ];
-    for (i, (name, kv)) in corners.into_iter().enumerate() {
-        let cfg = PmcgConfig::parse_kv(kv).unwrap();
+    for (i, (name, cfg)) in common::corner_configs().into_iter().enumerate() {
         run(name, &cfg, 100 + i as u64);
     }
 }

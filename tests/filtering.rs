@@ -43,7 +43,7 @@
 
 mod common;
 
-use common::{configs, for_each_backend};
+use common::{for_each_backend, named_config};
 use pmcg_hdl::config::{PmcgConfig, SidFilterType};
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, SecState};
@@ -671,56 +671,13 @@ fn lane(events: u32, sid: u32, ss: SecState, nosid: bool) -> LaneIn {
     }
 }
 
-/// One of the shared configurations (tests/common) by name.
-fn shared(name: &str) -> (String, PmcgConfig) {
-    configs()
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .map(|(n, c)| (n.to_string(), c))
-        .unwrap_or_else(|| panic!("no shared configuration `{name}`"))
-}
-
 fn parse(items: &[&str]) -> PmcgConfig {
     PmcgConfig::parse_kv(items.iter().copied()).unwrap()
 }
 
-/// 64 x 32-bit counters, 4 lanes, 32 StreamID bits, Secure state: the same items as
-/// tests/differential.rs's "64x32 4 lanes sid32", so the Verilator model is built once.
-fn sid32_four_lanes() -> (String, PmcgConfig) {
-    let items = [
-        "counter_bits=32",
-        "lanes=4",
-        "sid_bits=32",
-        "ats=on",
-        "capture=off",
-    ];
-    ("64x32 4 lanes sid32".to_string(), parse(&items))
-}
-
-/// 16 x 48-bit counters, 8 lanes, 32 StreamID bits, no Secure state: tests/differential.rs's
-/// "16x48 8 lanes sid32".
-fn sid32_eight_lanes_non_secure() -> (String, PmcgConfig) {
-    let items = [
-        "counters=16",
-        "counter_bits=48",
-        "lanes=8",
-        "sid_bits=32",
-        "secure=off",
-    ];
-    ("16x48 8 lanes sid32".to_string(), parse(&items))
-}
-
-/// The base seed: `PMCG_SEED`, else the time; each test adds its own salt.
+/// The base seed (`PMCG_SEED`, else the time) and this test's seed, base + salt.
 fn seed(salt: u64) -> (u64, u64) {
-    let base = std::env::var("PMCG_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0)
-        });
+    let base = common::base_seed();
     (base, base.wrapping_add(salt))
 }
 
@@ -1075,7 +1032,7 @@ fn random_filters(name: &str, cfg: &PmcgConfig, salt: u64, rounds: u32, cycles: 
 /// About 12 x (1 + 4 + 256 + 10 + 192 + 256) = 8.6k cycles per backend.
 #[test]
 fn random_filters_w16() {
-    let (name, cfg) = shared("default");
+    let (name, cfg) = named_config("default");
     assert_eq!(cfg.sid_bits, 16);
     random_filters(&name, &cfg, 0xF16, 12, 192);
 }
@@ -1085,9 +1042,12 @@ fn random_filters_w16() {
 /// 10 + 96 + 128) = 5.9k and 12 x (1 + 64 + 6 + 64 + 64) = 2.4k cycles per backend.
 #[test]
 fn random_filters_w32() {
-    for (i, (name, cfg)) in [sid32_four_lanes(), sid32_eight_lanes_non_secure()]
-        .into_iter()
-        .enumerate()
+    for (i, (name, cfg)) in [
+        named_config("64x32 4 lanes sid32"),
+        named_config("16x48 8 lanes sid32"),
+    ]
+    .into_iter()
+    .enumerate()
     {
         assert_eq!(cfg.sid_bits, 32);
         random_filters(&name, &cfg, 0xF32 + i as u64, 12, 96 - 32 * i);
@@ -1107,7 +1067,7 @@ fn random_filters_w32() {
 /// (7 64-bit reads) = 103 cycles; 7 filters, 0.7k cycles per backend.
 #[test]
 fn global_filter_applies_evtyper0_and_smr0_to_every_counter() {
-    let (name, cfg) = shared("odd");
+    let (name, cfg) = named_config("odd");
     assert_eq!(cfg.sid_filter, SidFilterType::Global);
     let p = Pmcg::new(&name, &cfg);
     let w = cfg.sid_bits;
@@ -1222,7 +1182,10 @@ fn every_lane_every_cycle_with_different_stream_ids() {
     const MANY: usize = 4;
     const ONE_NS: usize = 5;
     const ONE_S: usize = 6;
-    for (name, cfg) in [sid32_four_lanes(), sid32_eight_lanes_non_secure()] {
+    for (name, cfg) in [
+        named_config("64x32 4 lanes sid32"),
+        named_config("16x48 8 lanes sid32"),
+    ] {
         let p = Pmcg::new(&name, &cfg);
         let lanes = cfg.lanes as usize;
         let (ev1, ev2) = (p.lane_bit(1), p.lane_bit(2));

@@ -49,6 +49,84 @@ pub fn configs() -> Vec<(&'static str, PmcgConfig)> {
     ]
 }
 
+/// Corner configurations of the differential sweep (tests/differential.rs); tests that need the
+/// same corner take it by name so that its Verilator model is built once.
+pub fn corner_configs() -> Vec<(&'static str, PmcgConfig)> {
+    let corners: [(&str, &[&str]); 5] = [
+        (
+            "1x64 sid1",
+            &["counters=1", "counter_bits=64", "sid_bits=1", "capture=off"],
+        ),
+        (
+            "16x48 8 lanes sid32",
+            &[
+                "counters=16",
+                "counter_bits=48",
+                "lanes=8",
+                "sid_bits=32",
+                "secure=off",
+            ],
+        ),
+        (
+            "5x40 4 lanes",
+            &[
+                "counters=5",
+                "counter_bits=40",
+                "lanes=4",
+                "reloc_ctrs=off",
+                "msi=off",
+            ],
+        ),
+        (
+            "64x32 4 lanes sid32",
+            &[
+                "counter_bits=32",
+                "lanes=4",
+                "sid_bits=32",
+                "ats=on",
+                "capture=off",
+            ],
+        ),
+        (
+            "3x44 global",
+            &[
+                "counters=3",
+                "counter_bits=44",
+                "sid_filter=global",
+                "impdef=0x1234",
+            ],
+        ),
+    ];
+    corners
+        .into_iter()
+        .map(|(name, kv)| (name, PmcgConfig::parse_kv(kv.iter().copied()).unwrap()))
+        .collect()
+}
+
+/// A shared or corner configuration by name, with its name.
+pub fn named_config(name: &str) -> (String, PmcgConfig) {
+    configs()
+        .into_iter()
+        .chain(corner_configs())
+        .find(|(n, _)| *n == name)
+        .map(|(n, c)| (n.to_string(), c))
+        .unwrap_or_else(|| panic!("no shared or corner configuration `{name}`"))
+}
+
+/// The base seed of randomized tests: `PMCG_SEED`, else the time (each test adds its own salt
+/// and prints the base, so a run can be reproduced).
+pub fn base_seed() -> u64 {
+    std::env::var("PMCG_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0)
+        })
+}
+
 /// CI sets PMCG_REQUIRE_TOOLS=1: then a missing Verilator/iverilog/Yosys fails the test.
 pub fn tools_required() -> bool {
     std::env::var("PMCG_REQUIRE_TOOLS")
