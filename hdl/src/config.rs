@@ -85,12 +85,27 @@ pub struct PmcgConfig {
     /// IMPLEMENTATION DEFINED events (a subset of `impdef_events`) that are not related to any
     /// StreamID: like event 0 they ignore every StreamID and security filter (10.4).
     pub impdef_global: Vec<u16>,
+    /// IMPLEMENTATION DEFINED events (a subset of `impdef_events`, none of them global) that are
+    /// non-attributable (10.4.4): they ignore the StreamID, security and MPAM filters, and count
+    /// only when SCR.SO (and, with Realm, ROOTCR.NAO and SCR.NAO) permit.
+    pub impdef_nonattr: Vec<u16>,
     /// CFGR.CAPTURE: SVRn and CAPR are implemented.
     pub capture: bool,
     /// CFGR.MSI: IRQ_CFG0/1/2 and IRQ_STATUS are implemented.
     pub msi: bool,
     /// Secure state is implemented (SCR present, PPROT[1] honoured) (10.6).
     pub secure: bool,
+    /// Realm and Root state (10.7): ROOTCR with ROOTCR_IMPL = 1, EVTYPER.FILTER_REALM_SID, the SCR
+    /// alias at 0xE40, SCR.NAO and the APB5 PNSE input. Needs `secure`.
+    pub realm: bool,
+    /// CFGR.FILTER_PARTID_PMG: MPAM PARTID/PMG event filtering (10.4.3) and MPAMIDR/S_MPAMIDR.
+    pub mpam_filter: bool,
+    /// MPAMIDR.PARTID_MAX and PMG_MAX: the Non-secure (and Realm) filter limits.
+    pub partid_max: u16,
+    pub pmg_max: u8,
+    /// S_MPAMIDR.PARTID_MAX and PMG_MAX: the Secure filter limits.
+    pub s_partid_max: u16,
+    pub s_pmg_max: u8,
     /// CFGR.SID_FILTER_TYPE.
     pub sid_filter: SidFilterType,
     /// CFGR.RELOC_CTRS: page 1 is present and holds EVCNTRn, SVRn, OVSCLR0/OVSSET0 and CAPR.
@@ -105,8 +120,8 @@ pub struct PmcgConfig {
 }
 
 impl Default for PmcgConfig {
-    /// 64 counters x 64 bits, 16 StreamID bits, one lane, capture, MSI, Secure state,
-    /// per-counter filters, page 1 relocated 64 KiB above page 0.
+    /// 64 counters x 64 bits, 16 StreamID bits, one lane, capture, MSI, Secure state (no Realm),
+    /// per-counter filters, no MPAM filter, page 1 relocated 64 KiB above page 0.
     fn default() -> Self {
         PmcgConfig {
             counters: 64,
@@ -116,9 +131,16 @@ impl Default for PmcgConfig {
             ats: false,
             impdef_events: Vec::new(),
             impdef_global: Vec::new(),
+            impdef_nonattr: Vec::new(),
             capture: true,
             msi: true,
             secure: true,
+            realm: false,
+            mpam_filter: false,
+            partid_max: 0xFF,
+            pmg_max: 0x7,
+            s_partid_max: 0xF,
+            s_pmg_max: 0x1,
             sid_filter: SidFilterType::PerCounter,
             reloc_ctrs: true,
             page1_offset: 0x1_0000,
@@ -170,6 +192,14 @@ fn parse_on_off(field: &str, value: &str) -> Result<bool, ConfigError> {
     }
 }
 
+fn parse_limit(field: &str, value: &str, max: u32) -> Result<u32, ConfigError> {
+    let v = parse_u32(field, value)?;
+    if v > max {
+        return Err(err(field, format!("{v:#x} is above {max:#x}")));
+    }
+    Ok(v)
+}
+
 fn parse_u32(field: &str, value: &str) -> Result<u32, ConfigError> {
     parse_number(value)
         .and_then(|v| u32::try_from(v).ok())
@@ -178,7 +208,7 @@ fn parse_u32(field: &str, value: &str) -> Result<u32, ConfigError> {
 
 impl PmcgConfig {
     /// The configuration keys [`PmcgConfig::set`] accepts.
-    pub const KEYS: [&'static str; 16] = [
+    pub const KEYS: [&'static str; 23] = [
         "counters",
         "counter_bits",
         "sid_bits",
@@ -186,11 +216,18 @@ impl PmcgConfig {
         "capture",
         "msi",
         "secure",
+        "realm",
+        "mpam_filter",
+        "partid_max",
+        "pmg_max",
+        "s_partid_max",
+        "s_pmg_max",
         "sid_filter",
         "reloc_ctrs",
         "ats",
         "impdef",
         "impdef_global",
+        "impdef_nonattr",
         "page1_offset",
         "pa_bits",
         "jep106",
@@ -208,6 +245,12 @@ impl PmcgConfig {
             "capture" => self.capture = parse_on_off(key, value)?,
             "msi" => self.msi = parse_on_off(key, value)?,
             "secure" => self.secure = parse_on_off(key, value)?,
+            "realm" => self.realm = parse_on_off(key, value)?,
+            "mpam_filter" => self.mpam_filter = parse_on_off(key, value)?,
+            "partid_max" => self.partid_max = parse_limit(key, value, 0xFFFF)? as u16,
+            "pmg_max" => self.pmg_max = parse_limit(key, value, 0xFF)? as u8,
+            "s_partid_max" => self.s_partid_max = parse_limit(key, value, 0xFFFF)? as u16,
+            "s_pmg_max" => self.s_pmg_max = parse_limit(key, value, 0xFF)? as u8,
             "reloc_ctrs" => self.reloc_ctrs = parse_on_off(key, value)?,
             "ats" => self.ats = parse_on_off(key, value)?,
             "sid_filter" => {
@@ -224,6 +267,7 @@ impl PmcgConfig {
             }
             "impdef" => self.impdef_events = parse_event_list(key, value)?,
             "impdef_global" => self.impdef_global = parse_event_list(key, value)?,
+            "impdef_nonattr" => self.impdef_nonattr = parse_event_list(key, value)?,
             "page1_offset" => self.page1_offset = parse_u32(key, value)?,
             "pa_bits" => self.pa_bits = parse_u32(key, value)?,
             "jep106" => {
@@ -344,6 +388,32 @@ impl PmcgConfig {
                 ));
             }
         }
+        for (i, &e) in self.impdef_nonattr.iter().enumerate() {
+            if !self.impdef_events.contains(&e) {
+                return Err(err(
+                    "impdef_nonattr",
+                    format!("event {e:#x} is not one of the impdef events"),
+                ));
+            }
+            if self.impdef_global.contains(&e) {
+                return Err(err(
+                    "impdef_nonattr",
+                    format!("event {e:#x} is also in impdef_global"),
+                ));
+            }
+            if self.impdef_nonattr[..i].contains(&e) {
+                return Err(err(
+                    "impdef_nonattr",
+                    format!("event {e:#x} is listed twice"),
+                ));
+            }
+        }
+        if self.realm && !self.secure {
+            return Err(err(
+                "realm",
+                "Realm state needs Secure state (secure=on): ROOTCR and SCR go together (10.7)",
+            ));
+        }
         let lane_events = self.lane_event_ids().len() as u32;
         if lane_events > LANE_EVENT_BITS {
             return Err(err(
@@ -405,10 +475,27 @@ impl PmcgConfig {
             .map(|p| p as u32)
     }
 
-    /// Whether the StreamID and security filter applies to `event` (10.4): every event but
-    /// event 0 and the IMPLEMENTATION DEFINED events declared global.
+    /// Whether the StreamID, security and MPAM filters apply to `event` (10.4, 10.4.3): every
+    /// event but event 0 and the IMPLEMENTATION DEFINED events declared global or non-attributable.
     pub fn event_filterable(&self, event: u16) -> bool {
-        event != CYCLE_EVENT && !self.impdef_global.contains(&event)
+        event != CYCLE_EVENT
+            && !self.impdef_global.contains(&event)
+            && !self.impdef_nonattr.contains(&event)
+    }
+
+    /// Whether `event` is a non-attributable event (10.4.4).
+    pub fn event_nonattr(&self, event: u16) -> bool {
+        self.impdef_nonattr.contains(&event)
+    }
+
+    /// Implemented bits of SMRn: STREAMID's `sid_bits`, and with the MPAM filter at least
+    /// PARTID [15:0] and PMG [23:16] (10.5.2.4).
+    pub fn smr_bits(&self) -> u32 {
+        if self.mpam_filter {
+            self.sid_bits.max(24)
+        } else {
+            self.sid_bits
+        }
     }
 
     /// Counter registers are 64-bit (8-byte stride) when counters are wider than 32 bits.
@@ -446,7 +533,7 @@ impl PmcgConfig {
     /// One line that names the configuration (for reports and cache keys).
     pub fn summary(&self) -> String {
         format!(
-            "counters={} counter_bits={} sid_bits={} lanes={} capture={} msi={} secure={} sid_filter={} reloc_ctrs={} ats={} impdef={} impdef_global={} page1_offset={:#x} pa_bits={}",
+            "counters={} counter_bits={} sid_bits={} lanes={} capture={} msi={} secure={} realm={} mpam_filter={} partid_max={:#x} pmg_max={:#x} s_partid_max={:#x} s_pmg_max={:#x} sid_filter={} reloc_ctrs={} ats={} impdef={} impdef_global={} impdef_nonattr={} page1_offset={:#x} pa_bits={}",
             self.counters,
             self.counter_bits,
             self.sid_bits,
@@ -454,6 +541,12 @@ impl PmcgConfig {
             on_off(self.capture),
             on_off(self.msi),
             on_off(self.secure),
+            on_off(self.realm),
+            on_off(self.mpam_filter),
+            self.partid_max,
+            self.pmg_max,
+            self.s_partid_max,
+            self.s_pmg_max,
             match self.sid_filter {
                 SidFilterType::PerCounter => "per-counter",
                 SidFilterType::Global => "global",
@@ -462,6 +555,7 @@ impl PmcgConfig {
             on_off(self.ats),
             event_list(&self.impdef_events),
             event_list(&self.impdef_global),
+            event_list(&self.impdef_nonattr),
             self.page1_offset,
             self.pa_bits,
         )
@@ -536,10 +630,15 @@ mod tests {
             ("capture=maybe", "capture"),
             ("sid_filter=both", "sid_filter"),
             ("colour=red", "colour"),
+            ("impdef_nonattr=0x81", "impdef_nonattr"),
+            ("partid_max=0x10000", "partid_max"),
+            ("pmg_max=0x100", "pmg_max"),
+            ("mpam_filter=maybe", "mpam_filter"),
+            ("secure=off realm=on", "realm"),
             ("counters", "counters"),
         ];
         for (item, field) in cases {
-            let e = PmcgConfig::parse_kv([*item]).unwrap_err();
+            let e = PmcgConfig::parse_kv(item.split(' ')).unwrap_err();
             assert_eq!(&e.field, field, "{item}: {e}");
             assert!(e.to_string().contains(field));
         }

@@ -43,6 +43,9 @@ pub enum RegId {
     OvsSet0,
     Capr,
     Scr,
+    /// The alias of SCR at 0xE40 (with Realm, 10.5.2.12): the same storage.
+    ScrAlias,
+    Rootcr,
     Cfgr,
     Cr,
     Iidr,
@@ -55,6 +58,8 @@ pub enum RegId {
     IrqCfg2,
     IrqStatus,
     Aidr,
+    Mpamidr,
+    SMpamidr,
     PmDevArch,
     PmDevType,
     /// PIDR0-PIDR7.
@@ -98,8 +103,10 @@ pub struct Register {
     pub page: u32,
     /// 32 or 64: a 64-bit register occupies `addr` (low word) and `addr + 4` (high word).
     pub bits: u32,
-    /// Non-secure accesses are RAZ/WI whatever NSRA says (SCR).
+    /// Non-secure (and Realm) accesses are RAZ/WI whatever NSRA says (SCR, its alias, S_MPAMIDR).
     pub secure_only: bool,
+    /// Only a Root access may write it; it is RO for the others (ROOTCR, 10.5.2.18).
+    pub root_write: bool,
     /// Writes are ignored while IRQ_CTRL.IRQEN or IRQ_CTRLACK.IRQEN is 1 (IRQ_CFG0/1/2).
     pub guarded: bool,
     /// Implemented fields, low to high. Bits in no field are RES0.
@@ -146,6 +153,8 @@ pub mod offset {
     pub const OVSSET0: u32 = 0xCC0;
     pub const CAPR: u32 = 0xD88;
     pub const SCR: u32 = 0xDF8;
+    pub const SCR_ALIAS: u32 = 0xE40;
+    pub const ROOTCR: u32 = 0xE48;
     pub const CFGR: u32 = 0xE00;
     pub const CR: u32 = 0xE04;
     pub const IIDR: u32 = 0xE08;
@@ -158,6 +167,8 @@ pub mod offset {
     pub const IRQ_CFG2: u32 = 0xE64;
     pub const IRQ_STATUS: u32 = 0xE68;
     pub const AIDR: u32 = 0xE70;
+    pub const MPAMIDR: u32 = 0xE74;
+    pub const S_MPAMIDR: u32 = 0xE78;
     pub const PMDEVARCH: u32 = 0xFBC;
     pub const PMDEVTYPE: u32 = 0xFCC;
     pub const PIDR4: u32 = 0xFD0;
@@ -233,6 +244,7 @@ impl RegisterMap {
                 page,
                 bits,
                 secure_only: false,
+                root_write: false,
                 guarded: false,
                 fields,
             })
@@ -256,6 +268,16 @@ impl RegisterMap {
                 fields.push(f("FILTER_SID_SPAN", 29, 1, RW, 0));
                 if cfg.secure {
                     fields.push(f("FILTER_SEC_SID", 30, 1, RW, 0));
+                }
+                if cfg.realm {
+                    fields.push(f("FILTER_REALM_SID", 28, 1, RW, 0));
+                }
+                if cfg.mpam_filter {
+                    // 10.5.2.2: FILTER_MPAM_SP[1] (bit 19) exists only with ROOTCR_IMPL = 1.
+                    fields.push(f("FILTER_PARTID", 16, 1, RW, 0));
+                    fields.push(f("FILTER_PMG", 17, 1, RW, 0));
+                    let sp_width = if cfg.realm { 2 } else { 1 };
+                    fields.push(f("FILTER_MPAM_SP", 18, sp_width, RW, 0));
                 }
             }
             if cfg.capture {
@@ -285,14 +307,21 @@ impl RegisterMap {
         for n in 0..cfg.counters {
             // 10.5.2.4: SMRn exists for n == 0 or per-counter filters; STREAMID implements
             // sid_bits bits, the rest RAZ/WI (10.4.1).
+            // With the MPAM filter the same bits also hold PARTID [15:0] and PMG [23:16]
+            // (overlapping views of one storage, selected by EVTYPERn).
             if n == 0 || cfg.sid_filter == SidFilterType::PerCounter {
+                let mut fields = vec![f("STREAMID", 0, cfg.sid_bits, RW, 0)];
+                if cfg.mpam_filter {
+                    fields.push(f("PARTID", 0, 16, RW, 0));
+                    fields.push(f("PMG", 16, 8, RW, 0));
+                }
                 push(
                     RegId::Smr(n),
                     format!("SMMU_PMCG_SMR{n}"),
                     SMR_BASE + 4 * n,
                     0,
                     32,
-                    vec![f("STREAMID", 0, cfg.sid_bits, RW, 0)],
+                    fields,
                 );
             }
         }
@@ -377,8 +406,66 @@ impl RegisterMap {
             if cfg.msi {
                 fields.push(f("NSMSI", 2, 1, RW, 1));
             }
+            if cfg.realm {
+                fields.push(f("NAO", 4, 1, RW, 0));
+            }
             fields.push(f("READS_AS_ONE", 31, 1, RO, 1));
+            if cfg.realm {
+                push(
+                    RegId::ScrAlias,
+                    "SMMU_PMCG_SCR (alias)".into(),
+                    SCR_ALIAS,
+                    0,
+                    32,
+                    fields.clone(),
+                );
+            }
             push(RegId::Scr, "SMMU_PMCG_SCR".into(), SCR, 0, 32, fields);
+        }
+        if cfg.realm {
+            // 10.5.2.18; SAO and PMO exist because Realm here implies GDI (docs/behaviour.md).
+            push(
+                RegId::Rootcr,
+                "SMMU_PMCG_ROOTCR".into(),
+                ROOTCR,
+                0,
+                32,
+                vec![
+                    f("RTO", 0, 1, RW, 0),
+                    f("RLO", 1, 1, RW, 0),
+                    f("NAO", 3, 1, RW, 1),
+                    f("SAO", 7, 1, RW, 0),
+                    f("PMO", 8, 1, RW, 0),
+                    f("ROOTCR_IMPL", 31, 1, RO, 1),
+                ],
+            );
+        }
+        if cfg.mpam_filter {
+            // 10.5.2.27/28: the PARTID/PMG limits of the filter (CFGR.MPAM stays 0).
+            push(
+                RegId::Mpamidr,
+                "SMMU_PMCG_MPAMIDR".into(),
+                MPAMIDR,
+                0,
+                32,
+                vec![
+                    f("PARTID_MAX", 0, 16, RO, cfg.partid_max as u64),
+                    f("PMG_MAX", 16, 8, RO, cfg.pmg_max as u64),
+                ],
+            );
+            if cfg.secure {
+                push(
+                    RegId::SMpamidr,
+                    "SMMU_PMCG_S_MPAMIDR".into(),
+                    S_MPAMIDR,
+                    0,
+                    32,
+                    vec![
+                        f("PARTID_MAX", 0, 16, RO, cfg.s_partid_max as u64),
+                        f("PMG_MAX", 16, 8, RO, cfg.s_pmg_max as u64),
+                    ],
+                );
+            }
         }
         let cfgr = [
             f("NCTR", 0, 6, RO, (cfg.counters - 1) as u64),
@@ -393,6 +480,8 @@ impl RegisterMap {
                 RO,
                 (cfg.sid_filter == SidFilterType::Global) as u64,
             ),
+            f("MPAM", 24, 1, RO, 0),
+            f("FILTER_PARTID_PMG", 25, 1, RO, cfg.mpam_filter as u64),
         ];
         push(
             RegId::Cfgr,
@@ -572,7 +661,8 @@ impl RegisterMap {
             );
         }
         for r in regs.iter_mut() {
-            r.secure_only = r.id == RegId::Scr;
+            r.secure_only = matches!(r.id, RegId::Scr | RegId::ScrAlias | RegId::SMpamidr);
+            r.root_write = r.id == RegId::Rootcr;
             r.guarded = matches!(r.id, RegId::IrqCfg0 | RegId::IrqCfg1 | RegId::IrqCfg2);
         }
         RegisterMap {

@@ -17,22 +17,93 @@
 //! the cycle, at which the design samples `inp`. Because all outputs are registered, two
 //! backends agree exactly when their output sequences for the same input sequence are equal.
 
-/// Security state of the traffic that raised an event on a lane.
+/// Security state of the traffic that raised an event on a lane (for a NoStreamID access, its
+/// target PA space, 10.4.2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SecState {
     #[default]
     NonSecure,
     Secure,
     Realm,
+    Root,
+    /// System Agent PA space (Granular Data Isolation).
+    SystemAgent,
+    /// Non-secure with the Protected Mode attribute (PM = 1), the NSP PA space.
+    NonSecureProtected,
 }
 
 impl SecState {
-    /// Encoding on the `lane_ss` input: 0 Non-secure, 1 Secure, 2 Realm.
+    /// Every state, in code order.
+    pub const ALL: [SecState; 6] = [
+        SecState::NonSecure,
+        SecState::Secure,
+        SecState::Realm,
+        SecState::Root,
+        SecState::SystemAgent,
+        SecState::NonSecureProtected,
+    ];
+
+    /// Encoding on the `lane_ss` input: 0 Non-secure, 1 Secure, 2 Realm, 3 Root, 4 SA, 5 NSP.
     pub fn code(self) -> u32 {
         match self {
             SecState::NonSecure => 0,
             SecState::Secure => 1,
             SecState::Realm => 2,
+            SecState::Root => 3,
+            SecState::SystemAgent => 4,
+            SecState::NonSecureProtected => 5,
+        }
+    }
+
+    /// The script spelling: ns, s, realm, root, sa, nsp.
+    pub fn name(self) -> &'static str {
+        match self {
+            SecState::NonSecure => "ns",
+            SecState::Secure => "s",
+            SecState::Realm => "realm",
+            SecState::Root => "root",
+            SecState::SystemAgent => "sa",
+            SecState::NonSecureProtected => "nsp",
+        }
+    }
+}
+
+/// MPAM PARTID space of a lane's traffic, in the EVTYPER.FILTER_MPAM_SP encoding (10.4.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MpamSpace {
+    Secure,
+    #[default]
+    NonSecure,
+    Root,
+    Realm,
+}
+
+impl MpamSpace {
+    /// Every space, in code order.
+    pub const ALL: [MpamSpace; 4] = [
+        MpamSpace::Secure,
+        MpamSpace::NonSecure,
+        MpamSpace::Root,
+        MpamSpace::Realm,
+    ];
+
+    /// Encoding on the `lane_mpam_sp` input: 0 Secure, 1 Non-secure, 2 Root, 3 Realm.
+    pub fn code(self) -> u32 {
+        match self {
+            MpamSpace::Secure => 0,
+            MpamSpace::NonSecure => 1,
+            MpamSpace::Root => 2,
+            MpamSpace::Realm => 3,
+        }
+    }
+
+    /// The script spelling: s, ns, root, realm.
+    pub fn name(self) -> &'static str {
+        match self {
+            MpamSpace::Secure => "s",
+            MpamSpace::NonSecure => "ns",
+            MpamSpace::Root => "root",
+            MpamSpace::Realm => "realm",
         }
     }
 }
@@ -48,9 +119,13 @@ pub struct LaneIn {
     pub sid: u32,
     /// Security state of the traffic.
     pub ss: SecState,
-    /// NoStreamID access (10.4.2): `sid` is meaningless, `ss` is the access's effective security
-    /// state; counted only under a match-all filter that includes that state.
+    /// NoStreamID access (10.4.2): `sid` is meaningless, `ss` is the access's target PA space;
+    /// counted only under a match-all filter that includes that state.
     pub nosid: bool,
+    /// MPAM PARTID, PMG and PARTID space of the traffic (used with `mpam_filter = on` only).
+    pub partid: u16,
+    pub pmg: u8,
+    pub mpam_sp: MpamSpace,
 }
 
 /// Every input of the PMCG for one cycle. APB signal names follow AMBA APB4.
@@ -66,6 +141,9 @@ pub struct PinInputs {
     pub pstrb: u8,
     /// PPROT[1] = 1 marks a Non-secure access.
     pub pprot: u8,
+    /// APB5 PNSE: with PPROT[1] the access's state {PNSE, PPROT[1]}: 00 Secure, 01 Non-secure,
+    /// 10 Root, 11 Realm (used with `realm = on` only).
+    pub pnse: bool,
     /// One entry per configured lane (`cfg.lanes`).
     pub lanes: Vec<LaneIn>,
 }
@@ -82,6 +160,7 @@ impl PinInputs {
             pwdata: 0,
             pstrb: 0,
             pprot: 0,
+            pnse: false,
             lanes: vec![LaneIn::default(); lanes],
         }
     }
@@ -115,19 +194,26 @@ impl Dut for Box<dyn Dut> {
     }
 }
 
-/// Security attribute of an APB access (PPROT[1]).
+/// Security attribute of an APB access: PPROT[1], and the APB5 PNSE for Root and Realm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
     Secure,
     NonSecure,
+    Root,
+    Realm,
 }
 
 impl Access {
-    fn pprot(self) -> u8 {
+    /// PPROT[1] = 1 for Non-secure and Realm.
+    pub fn pprot(self) -> u8 {
         match self {
-            Access::Secure => 0b000,
-            Access::NonSecure => 0b010,
+            Access::Secure | Access::Root => 0b000,
+            Access::NonSecure | Access::Realm => 0b010,
         }
+    }
+    /// PNSE = 1 for Root and Realm.
+    pub fn pnse(self) -> bool {
+        matches!(self, Access::Root | Access::Realm)
     }
 }
 
@@ -220,6 +306,7 @@ impl<D: Dut> Driver<D> {
         b.pwdata = data;
         b.pstrb = strb;
         b.pprot = access.pprot();
+        b.pnse = access.pnse();
         self.step_with(b.clone());
         b.penable = true;
         loop {
@@ -241,6 +328,7 @@ impl<D: Dut> Driver<D> {
         b.psel = true;
         b.paddr = addr;
         b.pprot = access.pprot();
+        b.pnse = access.pnse();
         self.step_with(b.clone());
         b.penable = true;
         loop {

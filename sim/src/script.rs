@@ -23,11 +23,11 @@
 //! | Command | Meaning |
 //! |---|---|
 //! | `config [KEY=VALUE ...]` | The configuration (must be the first command, exactly once). |
-//! | `write ADDR VALUE [s\|ns]` | One 32-bit APB write. |
-//! | `read ADDR [expect VALUE [mask MASK]] [s\|ns]` | One 32-bit APB read, optionally checked. |
-//! | `write64 ADDR VALUE [s\|ns]` | Two APB writes: low word at ADDR, then high word at ADDR+4. |
-//! | `read64 ADDR [expect VALUE [mask MASK]] [s\|ns]` | Two APB reads: low word at ADDR, then high word at ADDR+4. |
-//! | `event [lane=N] [sid=V\|none] [ss=ns\|s\|realm] ids=E[,E...] [cycles=N]` | Events on one lane (`sid=none`: NoStreamID accesses, 10.4.2). |
+//! | `write ADDR VALUE [s\|ns\|root\|realm]` | One 32-bit APB write. |
+//! | `read ADDR [expect VALUE [mask MASK]] [s\|ns\|root\|realm]` | One 32-bit APB read, optionally checked. |
+//! | `write64 ADDR VALUE [s\|ns\|root\|realm]` | Two APB writes: low word at ADDR, then high word at ADDR+4. |
+//! | `read64 ADDR [expect VALUE [mask MASK]] [s\|ns\|root\|realm]` | Two APB reads: low word at ADDR, then high word at ADDR+4. |
+//! | `event [lane=N] [sid=V\|none] [ss=ns\|s\|realm\|root\|sa\|nsp] [partid=P] [pmg=G] [mpam_sp=s\|ns\|root\|realm] ids=E[,E...] [cycles=N]` | Events on one lane (`sid=none`: NoStreamID accesses, 10.4.2; MPAM inputs default 0, 0, ns). |
 //! | `idle N` | N cycles with the bus and every lane idle. |
 //! | `reset` | PRESETn low for one cycle, then released. |
 //! | `expect irq N` | N wired-interrupt pulses since the previous `expect irq` (or the start). |
@@ -47,7 +47,9 @@
 //! - ADDR is a byte address that must fit 32 bits (for the 64-bit forms ADDR+4 must too). The low two
 //!   bits are passed to the DUT as written (the PMCG ignores them).
 //! - VALUE and MASK fit 32 bits for `write`/`read` and 64 bits for `write64`/`read64`.
-//! - `s` makes a Secure access (PPROT\[1\] = 0), `ns` (the default) a Non-secure one (PPROT\[1\] = 1).
+//! - `s` makes a Secure access (PPROT\[1\] = 0), `ns` (the default) a Non-secure one (PPROT\[1\] = 1),
+//!   `root` and `realm` a Root or Realm one (APB5 PNSE = 1 with PPROT\[1\] = 0 or 1; the same
+//!   keywords work on every access command).
 //!   The security keyword is the last field of the line.
 //! - `read ... expect VALUE` passes when the value read equals VALUE; with `mask MASK` it passes when
 //!   `(actual & MASK) == (VALUE & MASK)`. `mask` is only allowed after `expect VALUE`.
@@ -118,7 +120,7 @@
 //! expect irq 0
 //! ```
 
-use crate::pins::{Access, Driver, Dut, LaneIn, SecState};
+use crate::pins::{Access, Driver, Dut, LaneIn, MpamSpace, SecState};
 use pmcg_hdl::config::{parse_number, PmcgConfig, CYCLE_EVENT};
 use std::fmt;
 use std::io::Write;
@@ -182,6 +184,10 @@ pub enum Command {
         /// `sid=none`: NoStreamID accesses (10.4.2).
         nosid: bool,
         ss: SecState,
+        /// MPAM inputs (10.4.3): PARTID, PMG, PARTID space.
+        partid: u16,
+        pmg: u8,
+        mpam_sp: MpamSpace,
         /// The event numbers as written.
         ids: Vec<u16>,
         /// The lane event vector they map to (bit `lane_bit_of(id)` per ID).
@@ -389,6 +395,8 @@ fn split_access<'a, 'b>(args: &'b [&'a str]) -> (&'b [&'a str], Access) {
     match args.split_last() {
         Some((&"s", rest)) => (rest, Access::Secure),
         Some((&"ns", rest)) => (rest, Access::NonSecure),
+        Some((&"root", rest)) => (rest, Access::Root),
+        Some((&"realm", rest)) => (rest, Access::Realm),
         _ => (args, Access::NonSecure),
     }
 }
@@ -459,6 +467,7 @@ fn parse_read(
 
 fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
     let (mut lane, mut sid, mut ss, mut ids, mut cycles) = (None, None, None, None, None);
+    let (mut partid, mut pmg, mut mpam_sp) = (None, None, None);
     for item in args {
         let (key, value) = key_value(item, "event")?;
         let slot_taken = match key {
@@ -467,9 +476,12 @@ fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
             "ss" => ss.replace(value).is_some(),
             "ids" => ids.replace(value).is_some(),
             "cycles" => cycles.replace(value).is_some(),
+            "partid" => partid.replace(value).is_some(),
+            "pmg" => pmg.replace(value).is_some(),
+            "mpam_sp" => mpam_sp.replace(value).is_some(),
             _ => {
                 return Err(format!(
-                    "event: unknown key `{key}` (keys: lane, sid, ss, ids, cycles)"
+                    "event: unknown key `{key}` (keys: lane, sid, ss, ids, cycles, partid, pmg, mpam_sp)"
                 ))
             }
         };
@@ -498,10 +510,26 @@ fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
         None => (0, false),
     };
     let ss = match ss {
-        None | Some("ns") => SecState::NonSecure,
-        Some("s") => SecState::Secure,
-        Some("realm") => SecState::Realm,
-        Some(other) => return Err(format!("event: ss must be ns, s or realm, got `{other}`")),
+        None => SecState::NonSecure,
+        Some(t) => *SecState::ALL
+            .iter()
+            .find(|s| s.name() == t)
+            .ok_or_else(|| format!("event: ss must be ns, s, realm, root, sa or nsp, got `{t}`"))?,
+    };
+    let mpam_sp = match mpam_sp {
+        None => MpamSpace::NonSecure,
+        Some(t) => *MpamSpace::ALL
+            .iter()
+            .find(|s| s.name() == t)
+            .ok_or_else(|| format!("event: mpam_sp must be s, ns, root or realm, got `{t}`"))?,
+    };
+    let partid = match partid {
+        Some(t) => number(t, "event: partid", 16)? as u16,
+        None => 0,
+    };
+    let pmg = match pmg {
+        Some(t) => number(t, "event: pmg", 8)? as u8,
+        None => 0,
     };
     let cycles = match cycles {
         Some(t) => count(t, "event: cycles")?,
@@ -546,6 +574,9 @@ fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
         sid,
         nosid,
         ss,
+        partid,
+        pmg,
+        mpam_sp,
         ids: list,
         bits,
         cycles,
@@ -601,14 +632,8 @@ fn access_name(access: Access) -> &'static str {
     match access {
         Access::Secure => "s",
         Access::NonSecure => "ns",
-    }
-}
-
-fn ss_name(ss: SecState) -> &'static str {
-    match ss {
-        SecState::NonSecure => "ns",
-        SecState::Secure => "s",
-        SecState::Realm => "realm",
+        Access::Root => "root",
+        Access::Realm => "realm",
     }
 }
 
@@ -621,6 +646,8 @@ struct Runner<'a, D: Dut> {
     driver: &'a mut Driver<D>,
     out: &'a mut dyn Write,
     trace: bool,
+    /// Trace lines show the lane's MPAM inputs (configurations with the MPAM filter).
+    mpam_trace: bool,
     report: RunReport,
 }
 
@@ -767,6 +794,9 @@ impl<D: Dut> Runner<'_, D> {
                 sid,
                 nosid,
                 ss,
+                partid,
+                pmg,
+                mpam_sp,
                 ids,
                 bits,
                 cycles,
@@ -780,9 +810,14 @@ impl<D: Dut> Runner<'_, D> {
                     };
                     writeln!(
                         self.out,
-                        "cycle {}: event lane={lane} sid={sid} ss={} ids={} bits={bits:#010x} cycles={cycles}",
+                        "cycle {}: event lane={lane} sid={sid} ss={}{} ids={} bits={bits:#010x} cycles={cycles}",
                         self.driver.cycle,
-                        ss_name(*ss),
+                        ss.name(),
+                        if self.mpam_trace {
+                            format!(" partid={partid:#x} pmg={pmg:#x} mpam_sp={}", mpam_sp.name())
+                        } else {
+                            String::new()
+                        },
                         ids.join(",")
                     )?;
                 }
@@ -793,6 +828,9 @@ impl<D: Dut> Runner<'_, D> {
                     sid: *sid,
                     ss: *ss,
                     nosid: *nosid,
+                    partid: *partid,
+                    pmg: *pmg,
+                    mpam_sp: *mpam_sp,
                 };
                 self.driver.set_lanes(&inputs);
                 self.idle(*cycles)?;
@@ -878,6 +916,7 @@ pub fn run<D: Dut>(
         driver,
         out,
         trace,
+        mpam_trace: script.config.mpam_filter,
         report: RunReport::default(),
     };
     for (line, cmd) in &script.lines {

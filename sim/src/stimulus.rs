@@ -10,9 +10,9 @@
 //! carry or an overflow, all-ones bitmaps, events that are supported, unsupported and cycles,
 //! Secure and Non-secure accesses, NSRA toggles, partial strobes.
 
-use crate::pins::{Dut, LaneIn, PinInputs, PinOutputs, SecState};
+use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
 use pmcg_hdl::config::PmcgConfig;
-use pmcg_hdl::regmap::{RegId, RegisterMap};
+use pmcg_hdl::regmap::{offset, RegId, RegisterMap};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -25,6 +25,11 @@ enum Chase {
     ReadPair { addr: u32 },
 }
 
+/// PARTIDs and PMGs lanes carry and SMRs filter on: around the default MPAMIDR limits
+/// (PARTID_MAX 0xFF, PMG_MAX 7, S_MPAMIDR 0xF and 1), so some filters exceed them.
+const PARTID_POOL: [u32; 6] = [0, 1, 0xF, 0x10, 0xFF, 0x100];
+const PMG_POOL: [u32; 5] = [0, 1, 2, 7, 8];
+
 /// A reproducible stream of pin inputs for one configuration.
 pub struct Stimulus {
     rng: ChaCha8Rng,
@@ -34,6 +39,8 @@ pub struct Stimulus {
     counter_addrs: Vec<u32>,
     evtyper_addrs: Vec<u32>,
     smr_addrs: Vec<u32>,
+    /// SCR, its alias and ROOTCR (addresses even when absent).
+    control_addrs: Vec<u32>,
     /// Implemented SMR.STREAMID bits (lane StreamIDs are drawn within them).
     sid_all: u32,
     /// Words of CNTEN/INTEN/OVS SET/CLR: written often so that writes meet overflows.
@@ -122,6 +129,7 @@ impl Stimulus {
             counter_addrs,
             evtyper_addrs,
             smr_addrs,
+            control_addrs: vec![offset::SCR, offset::SCR_ALIAS, offset::ROOTCR],
             sid_all,
             bitmap_addrs,
             lane_events: cfg.lane_event_ids(),
@@ -152,13 +160,12 @@ impl Stimulus {
                     a
                 }
             }
-            3 => {
-                if self.rng.gen_bool(0.5) {
-                    Self::pick(&mut self.rng, &self.evtyper_addrs)
-                } else {
-                    Self::pick(&mut self.rng, &self.smr_addrs)
-                }
-            }
+            3 => match self.rng.gen_range(0..5) {
+                0 | 1 => Self::pick(&mut self.rng, &self.evtyper_addrs),
+                2 | 3 => Self::pick(&mut self.rng, &self.smr_addrs),
+                // The security controls the filters depend on (absent ones are RAZ/WI).
+                _ => Self::pick(&mut self.rng, &self.control_addrs),
+            },
             4 => self.rng.gen::<u32>() & 0x1_FFFF,
             5 | 6 => Self::pick(&mut self.rng, &self.bitmap_addrs),
             _ => Self::pick(&mut self.rng, &self.targets),
@@ -186,6 +193,12 @@ impl Stimulus {
                 _ => 0xFFFF_FFFF,
             };
         }
+        if self.smr_addrs.contains(&addr) && self.cfg.mpam_filter && self.rng.gen_bool(0.4) {
+            // {PMG, PARTID} (10.4.3) from the pools the lanes use.
+            let partid = Self::pick_small(&mut self.rng, &PARTID_POOL) & 0xFFFF;
+            let pmg = Self::pick_small(&mut self.rng, &PMG_POOL) & 0xFF;
+            return pmg << 16 | partid;
+        }
         if self.smr_addrs.contains(&addr) {
             // Filters that lane StreamIDs hit: exact pool values, partial masks around them, the
             // two match-all encodings (10.4), and anything.
@@ -202,9 +215,10 @@ impl Stimulus {
         if is(RegId::Cr) || is(RegId::IrqCtrl) {
             return u32::from(self.rng.gen_bool(0.75)); // mostly enabled
         }
-        if is(RegId::Scr) {
+        if is(RegId::Scr) || is(RegId::ScrAlias) {
+            // NSRA and NSMSI set (so Non-secure traffic keeps access), SO and NAO at random.
             return if self.rng.gen_bool(0.8) {
-                0x6 | self.rng.gen_range(0..2)
+                0x6 | self.rng.gen_range(0..2) | self.rng.gen_range(0..2) << 4
             } else {
                 self.rng.gen()
             };
@@ -212,6 +226,15 @@ impl Stimulus {
         match self.rng.gen_range(0..3) {
             0 => 0xFFFF_FFFF,
             _ => self.rng.gen(),
+        }
+    }
+
+    /// A value of `pool`, or now and then any value (PARTIDs and PMGs: lanes and SMRs meet).
+    fn pick_small(rng: &mut ChaCha8Rng, pool: &[u32]) -> u32 {
+        if rng.gen_bool(0.1) {
+            rng.gen()
+        } else {
+            pool[rng.gen_range(0..pool.len())]
         }
     }
 
@@ -242,11 +265,18 @@ impl Stimulus {
                     self.rng.gen::<u32>() & self.sid_all
                 },
                 nosid: self.rng.gen_bool(0.1),
-                ss: match self.rng.gen_range(0..3) {
-                    0 => SecState::NonSecure,
-                    1 => SecState::Secure,
-                    _ => SecState::Realm,
+                // Mostly the three StreamID states; Root, SA and NSP (10.4.2) now and then.
+                ss: match self.rng.gen_range(0..20) {
+                    0..=7 => SecState::NonSecure,
+                    8..=11 => SecState::Secure,
+                    12..=14 => SecState::Realm,
+                    15 => SecState::Root,
+                    16 => SecState::SystemAgent,
+                    _ => SecState::NonSecureProtected,
                 },
+                partid: Self::pick_small(&mut self.rng, &PARTID_POOL) as u16,
+                pmg: Self::pick_small(&mut self.rng, &PMG_POOL) as u8,
+                mpam_sp: MpamSpace::ALL[self.rng.gen_range(0..4)],
             };
         }
     }
@@ -302,6 +332,8 @@ impl Stimulus {
                     0
                 };
             inp.pprot = if self.rng.gen_bool(0.5) { 0b010 } else { 0b000 };
+            // APB5 PNSE: Root and Realm accesses (ignored without Realm).
+            inp.pnse = self.rng.gen_bool(0.3);
             inp.pwrite = self.rng.gen_bool(0.45);
             if inp.pwrite {
                 inp.pwdata = self.pick_wdata(addr);
