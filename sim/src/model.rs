@@ -8,42 +8,46 @@
 //!  state (every item is a register)          step(inp): one PCLK cycle, edge t
 //!  ┌────────────────────────────────────┐    ─────────────────────────────────────────────
 //!  │ vals[slot]  EVTYPER, SMR, CR, SCR, │ ─► 1. out = {prdata, irq}: PRDATA is the read
-//!  │             IRQ_*, ID, CFGR, ...   │       of the access cycle (state of cycle t)
+//!  │             ROOTCR, IRQ_*, ID, ... │       of the access cycle (state of cycle t)
 //!  │ counters[n] EVCNTRn (counter_bits) │    2. rst_q (PRESETn of cycle t-1 low):
 //!  │ cnten inten ovs   bitmap storages  │       all := reset values; go to 9
 //!  │ decode masks  (from EVTYPERn)      │    3. APB read access: 64-bit snapshot rule
 //!  │ filter[n]   (CARE, VALUE, states,  │    4. match: per counter, the lanes_q lanes
-//!  │   NoStreamID) from EVTYPER, SMR, SO│       whose event it selects and that pass its
-//!  │ lanes_q     lane inputs of t-1     │       filter (cycle-t selection and filter)
-//!  │ setup       APB setup register     │    5. count with cycle-t CR.E, CNTEN, cycle
-//!  │ rst_q       PRESETn register       │       mask and the match; carry -> ovf (counter
-//!  │ snap        64-bit read snapshot   │       written at this edge skips counting)
-//!  │ irq         interrupt register     │    6. irq := (ovf & INTEN) != 0 && IRQEN
-//!  └────────────────────────────────────┘    7. APB write access: PSTRB merge, guards;
-//!                                               re-decode event / filter if written
+//!  │   MPAM key) from EVTYPER, SMR, SCR,│       whose event it selects and that pass its
+//!  │   ROOTCR                           │       filter (cycle-t selection and filter)
+//!  │ lanes_q     lane inputs of t-1     │    5. count with cycle-t CR.E, CNTEN, cycle
+//!  │ setup       APB setup register     │       mask and the match; carry -> ovf (counter
+//!  │ rst_q       PRESETn register       │       written at this edge skips counting)
+//!  │ snap        64-bit read snapshot   │    6. irq := (ovf & INTEN) != 0 && IRQEN
+//!  │ irq         interrupt register     │    7. APB write access: PSTRB merge, guards;
+//!  └────────────────────────────────────┘       re-decode event / filter if written
 //!                                            8. OVS |= ovf; lanes_q := inp.lanes
 //!                                            9. setup := this cycle's APB setup (PRESETn
 //!                                               high); rst_q := !PRESETn
 //! ```
 //!
 //! Decode is precomputed when a register is written, never per event: EVTYPERn gives a
-//! cycle-counter mask and one counter mask per lane event bit; EVTYPERn, SMRn and SCR.SO give each
-//! counter's filter (CARE, VALUE, accepted security states, NoStreamID accepted), grouped into the
-//! distinct filters in use. `step` checks each valid lane once per distinct filter (one
-//! AND-compare), keeps the per-counter lane counts bit-sliced, and never allocates.
+//! cycle-counter mask and one counter mask per lane event bit; EVTYPERn, SMRn, SCR and ROOTCR give
+//! each counter's filter (CARE, VALUE, the security states accepted from StreamID and from
+//! NoStreamID accesses, an MPAM key mask and value), grouped into the distinct filters in use.
+//! `step` checks each valid lane once per distinct filter (a few AND-compares), keeps the
+//! per-counter lane counts bit-sliced, and never allocates.
 //!
-//! Scope, as `docs/behaviour.md` sets it today: lane events are filtered by StreamID and security
-//! state (10.4 ExactSID, PartialSID, AllSIDOneSECSID and AllSIDManySECSID; 10.4.1 truncation to
-//! `sid_bits`; 10.4.2 NoStreamID; 10.6 SCR.SO; per-counter or global filter), with Realm not
-//! implemented (a Realm event never passes a filterable event). Not modelled yet: the capture bank
-//! (SVRn, CAPR, OVFCAP) and MSIs; SVRn and IRQ_STATUS read 0.
+//! Scope, as `docs/behaviour.md` sets it: register access by Secure, Non-secure, Root and Realm
+//! accesses (10.6, 10.7: NSRA, Secure-only registers, ROOTCR written by Root only, the SCR alias);
+//! lane events filtered by StreamID and security state (10.4 ExactSID, PartialSID, AllSIDOneSECSID
+//! and AllSIDManySECSID with the Realm tables; 10.4.1 truncation to `sid_bits`; 10.4.2 NoStreamID,
+//! Root, SA and NSP; 10.6 SCR.SO; ROOTCR RLO/RTO/SAO/PMO; per-counter or global filter), by MPAM
+//! PARTID/PMG (10.4.3), and non-attributable events gated by SCR.SO, SCR.NAO and ROOTCR.NAO
+//! (10.4.4). Not modelled yet: the capture bank (SVRn, CAPR, OVFCAP) and MSIs; SVRn and IRQ_STATUS
+//! read 0.
 
 use std::collections::HashMap;
 
 use pmcg_hdl::config::{PmcgConfig, SidFilterType, CYCLE_EVENT, LANE_EVENT_BITS, MAX_LANES};
 use pmcg_hdl::regmap::{Access as FieldAccess, RegId, RegisterMap, Word};
 
-use crate::pins::{Dut, LaneIn, PinInputs, PinOutputs, SecState};
+use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
 
 /// `PPROT[1]`: 1 marks a Non-secure access (AMBA APB4; behaviour.md "Security").
 const PPROT_NONSECURE: u8 = 0b010;
@@ -69,9 +73,12 @@ enum Kind {
     Smr(usize),
     /// CR: `vals[slot]`, mirrored in `cr_e`.
     Cr,
-    /// SCR: `vals[slot]`, NSRA and SO mirrored in `nsra` and `so`; its write re-decodes every
-    /// filter (SO).
+    /// SCR and its alias (10.5.2.12): one storage, `vals[store]` of the SCR slot; NSRA, SO and NAO
+    /// are mirrored, and a write re-decodes every filter (SO, NAO).
     Scr,
+    /// ROOTCR (10.5.2.18): `vals[slot]`, RTO, RLO, NAO, SAO and PMO mirrored; a write re-decodes
+    /// every filter.
+    Rootcr,
     /// IRQ_CTRL: `vals[slot]`, IRQEN mirrored in `irqen`; its write updates IRQ_CTRLACK.
     IrqCtrl,
     /// Every other register: `vals[slot]` (RO constants, SVR, IRQ_CFGx, CAPR, ...).
@@ -82,6 +89,9 @@ enum Kind {
 #[derive(Clone, Debug)]
 struct Slot {
     kind: Kind,
+    /// Index of `vals` holding the register's value: the slot itself, or the SCR slot for the
+    /// SCR alias (the same register at two addresses).
+    store: usize,
     /// Bits that read as their state (WO and RES0 bits read 0).
     read_mask: u64,
     /// RW, W1S and W1C bits.
@@ -90,8 +100,10 @@ struct Slot {
     w1c: u64,
     /// Reset value of the whole register.
     reset: u64,
-    /// Non-secure accesses are RAZ/WI (SCR).
+    /// Non-secure and Realm accesses are RAZ/WI (SCR, its alias, S_MPAMIDR).
     secure_only: bool,
+    /// Only a Root access writes it; RO for the others (ROOTCR).
+    root_write: bool,
     /// Writes ignored while IRQ_CTRL.IRQEN or IRQ_CTRLACK.IRQEN is 1 (IRQ_CFG0/1/2).
     guarded: bool,
     /// A low-word read latches the high word (64-bit EVCNTRn and SVRn).
@@ -109,15 +121,74 @@ enum Decode {
     Nothing,
 }
 
-/// Bit of a [`SecState`] in [`Filter::states`].
+/// Bit of a [`SecState`] in a set of security states ([`Filter::sid_states`]).
 #[inline]
 fn ss_bit(ss: SecState) -> u8 {
     1 << ss.code()
 }
 
-/// A counter's StreamID and security-state filter, decoded from (SPAN, SEC, X) and SCR.SO when one
-/// of them is written (docs/behaviour.md, "StreamID and security-state filtering"), so that the
-/// match stage does one AND-compare per lane event.
+const ST_NS: u8 = 1 << 0; // ss_bit(NonSecure), checked in the tests
+const ST_SEC: u8 = 1 << 1;
+const ST_REALM: u8 = 1 << 2;
+const ST_ROOT: u8 = 1 << 3;
+const ST_SA: u8 = 1 << 4;
+const ST_NSP: u8 = 1 << 5;
+/// Every security state a lane can carry.
+const ALL_STATES: u8 = ST_NS | ST_SEC | ST_REALM | ST_ROOT | ST_SA | ST_NSP;
+/// The states an access with a StreamID can be counted in: Root and SA only ever come from
+/// NoStreamID accesses (behaviour.md, "Accepted set").
+const STREAM_STATES: u8 = ALL_STATES & !(ST_ROOT | ST_SA);
+
+/// An MPAM lane key: PARTID [15:0], PMG [23:16], PARTID space [25:24] (the FILTER_MPAM_SP code).
+#[inline]
+fn mpam_key(partid: u32, pmg: u32, space: u32) -> u32 {
+    (partid & 0xFFFF) | (pmg & 0xFF) << 16 | (space & 3) << 24
+}
+const MPAM_PARTID: u32 = 0xFFFF;
+const MPAM_PMG: u32 = 0xFF << 16;
+const MPAM_SPACE: u32 = 3 << 24;
+
+/// The filter fields of one counter: its EVTYPERn / SMRn, or EVTYPER0 / SMR0 with the global
+/// filter (fields a configuration does not implement are 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct FilterFields {
+    /// EVTYPER.FILTER_SID_SPAN.
+    span: bool,
+    /// EVTYPER.FILTER_SEC_SID.
+    sec: bool,
+    /// EVTYPER.FILTER_REALM_SID.
+    realm: bool,
+    /// SMR.STREAMID (its W implemented bits).
+    x: u32,
+    /// EVTYPER.FILTER_PARTID, FILTER_PMG and FILTER_MPAM_SP.
+    filter_partid: bool,
+    filter_pmg: bool,
+    mpam_sp: u32,
+    /// SMR.PARTID and SMR.PMG.
+    partid: u32,
+    pmg: u32,
+}
+
+/// The controls the filters depend on: SCR.SO, the ROOTCR bits (0 without Realm) and the MPAM
+/// limits (MPAMIDR, S_MPAMIDR).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Controls {
+    so: bool,
+    rlo: bool,
+    rto: bool,
+    sao: bool,
+    pmo: bool,
+    /// MPAMIDR.PARTID_MAX and PMG_MAX: the Non-secure and Realm limits.
+    partid_max: u32,
+    pmg_max: u32,
+    /// S_MPAMIDR.PARTID_MAX and PMG_MAX: the Secure limits.
+    s_partid_max: u32,
+    s_pmg_max: u32,
+}
+
+/// A counter's StreamID, security-state and MPAM filter, decoded from its filter fields and the
+/// controls when one of them is written (docs/behaviour.md, "StreamID and security-state
+/// filtering"), so that the match stage does a few AND-compares per lane event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Filter {
     /// StreamID bits that must match (10.4: ExactSID all W bits, PartialSID the bits above the
@@ -125,30 +196,125 @@ struct Filter {
     care: u32,
     /// Their required value (`STREAMID & care`).
     value: u32,
-    /// Security states counted, one bit per [`ss_bit`].
-    states: u8,
-    /// NoStreamID accesses are counted (10.4.2: only under a match-all filter).
-    nosid: bool,
+    /// Security states counted from accesses with a StreamID, one bit per [`ss_bit`].
+    sid_states: u8,
+    /// Security states counted from NoStreamID accesses (10.4.2: none unless the filter matches
+    /// all streams).
+    nosid_states: u8,
+    /// MPAM key bits that must match ([`mpam_key`]) and their value (10.4.3).
+    mpam_care: u32,
+    mpam_value: u32,
 }
 
 impl Filter {
-    /// The filter of an event that cannot be filtered (event 0, `impdef_global`; 10.4): every
-    /// valid lane event counts, whatever its StreamID, security state and NoStreamID flag.
+    /// The filter of an event that cannot be filtered (event 0, `impdef_global`, and the
+    /// non-attributable events when counting them is permitted; 10.4, 10.4.4): every valid lane
+    /// event counts, whatever its StreamID, security state, NoStreamID flag and MPAM inputs.
     const ALL: Filter = Filter {
         care: 0,
         value: 0,
-        states: 0b111,
-        nosid: true,
+        sid_states: ALL_STATES,
+        nosid_states: ALL_STATES,
+        mpam_care: 0,
+        mpam_value: 0,
     };
 
-    /// Decodes a filterable event's filter: `span` = FILTER_SID_SPAN, `sec` = FILTER_SEC_SID (0
-    /// without Secure state), `x` = SMRn.STREAMID (W implemented bits), `all` = 2^W - 1, `so` =
-    /// SCR.SO (0 without Secure state).
-    fn decode(span: bool, sec: bool, x: u32, all: u32, so: bool) -> Filter {
-        let (ns, s) = (ss_bit(SecState::NonSecure), ss_bit(SecState::Secure));
+    /// A filter nothing passes (non-attributable events while 10.4.4 prevents counting them; an
+    /// MPAM filter value above its limit, 10.4.3).
+    const NONE: Filter = Filter {
+        care: 0,
+        value: 0,
+        sid_states: 0,
+        nosid_states: 0,
+        mpam_care: 0,
+        mpam_value: 0,
+    };
+
+    /// The one state of ExactSID, PartialSID and AllSIDOneSECSID (10.4, its Realm table): Rel =
+    /// FILTER_REALM_SID & RLO, Sec = FILTER_SEC_SID & SO; {1, 1} is reserved and behaves as {0, 0}.
+    fn one_state(rel: bool, sec: bool) -> u8 {
+        match (rel, sec) {
+            (false, true) => ST_SEC,
+            (true, false) => ST_REALM,
+            _ => ST_NS,
+        }
+    }
+
+    /// The AllSIDManySECSID set (10.4 and its Realm list, as behaviour.md reads it): Non-secure
+    /// always; Secure when SO and (Rel = 0 or SEC); Realm when Rel; Root when Rel and RTO; SA when
+    /// Rel and SAO. Without Realm: Non-secure, and Secure when SO (the SMMUv3.1+ rule).
+    fn many_states(f: &FilterFields, c: &Controls, rel: bool) -> u8 {
+        let mut set = ST_NS;
+        if c.so && (!rel || f.sec) {
+            set |= ST_SEC;
+        }
+        if rel {
+            set |= ST_REALM;
+            if c.rto {
+                set |= ST_ROOT;
+            }
+            if c.sao {
+                set |= ST_SA;
+            }
+        }
+        set
+    }
+
+    /// 10.4 / 10.4.2: accesses with PM = 1 (NSP) count as Non-secure ones, only when ROOTCR.PMO = 1.
+    fn with_nsp(set: u8, pmo: bool) -> u8 {
+        if set & ST_NS != 0 && pmo {
+            set | ST_NSP
+        } else {
+            set
+        }
+    }
+
+    /// Decodes a filterable event's filter: `f` the counter's filter fields (0 where not
+    /// implemented), `c` the controls, `all` = 2^W - 1.
+    fn decode(f: &FilterFields, c: &Controls, all: u32) -> Filter {
+        // 10.5.2.2: FILTER_REALM_SID is treated as 0 when ROOTCR.RLO = 0.
+        let rel = f.realm && c.rlo;
+        if f.filter_partid || f.filter_pmg {
+            // 10.4.3 / 10.5.2.2: the StreamID is not filtered (SPAN and STREAMID IGNORED; as if
+            // match-all, so NoStreamID accesses pass too), the security state as AllSIDManySECSID.
+            let set = Self::with_nsp(Self::many_states(f, c, rel), c.pmo);
+            // FILTER_MPAM_SP: 00 and 10 (reserved, as 00) Secure if SO else Non-secure; 01
+            // Non-secure; 11 Realm if RLO else Non-secure (without Realm, bit 19 is RES0).
+            let nsp_space = (MpamSpace::NonSecure.code(), c.partid_max, c.pmg_max);
+            let (space, partid_max, pmg_max) = match f.mpam_sp & 3 {
+                0 | 2 if c.so => (MpamSpace::Secure.code(), c.s_partid_max, c.s_pmg_max),
+                3 if c.rlo => (MpamSpace::Realm.code(), c.partid_max, c.pmg_max),
+                _ => nsp_space,
+            };
+            let mut mpam_care = MPAM_SPACE;
+            let mut mpam_value = mpam_key(0, 0, space);
+            if f.filter_partid {
+                if f.partid > partid_max {
+                    return Filter::NONE; // 10.4.3: a value above the limit counts nothing
+                }
+                mpam_care |= MPAM_PARTID;
+                mpam_value |= mpam_key(f.partid, 0, 0);
+            }
+            if f.filter_pmg {
+                if f.pmg > pmg_max {
+                    return Filter::NONE;
+                }
+                mpam_care |= MPAM_PMG;
+                mpam_value |= mpam_key(0, f.pmg, 0);
+            }
+            return Filter {
+                care: 0,
+                value: 0,
+                sid_states: set & STREAM_STATES,
+                nosid_states: set,
+                mpam_care,
+                mpam_value,
+            };
+        }
+        let x = f.x & all;
         // 10.4 modes. AllSIDManySECSID: SPAN = 1 and STREAMID all ones in the W implemented bits.
-        let many = span && x == all;
-        let care = if !span {
+        let many = f.span && x == all;
+        let care = if !f.span {
             all // ExactSID
         } else if many {
             0
@@ -158,38 +324,39 @@ impl Filter {
             // gives care = 0.
             all & !(x ^ (x + 1))
         };
-        // 10.5.2.12 SO = 0: FILTER_SEC_SID is effectively 0 (SEC_EFF = SEC & SO).
-        let sec_eff = sec && so;
-        let states = if many {
-            // 10.4: the "all ones" encoding matches both namespaces when Secure observation is
-            // enabled, only Non-secure otherwise (the SMMUv3.1+ rule; one of the SMMUv3.0 choices).
-            ns | if so { s } else { 0 }
-        } else if sec_eff {
-            s // 10.4 / 10.6: the filter applies to the Secure StreamID namespace
+        let set = if many {
+            Self::many_states(f, c, rel)
         } else {
-            ns
+            // 10.5.2.12 SO = 0: FILTER_SEC_SID is effectively 0 (Sec = SEC & SO).
+            Self::one_state(rel, f.sec && c.so)
         };
+        let set = Self::with_nsp(set, c.pmo);
         Filter {
             care,
             value: x & care,
-            states,
+            sid_states: set & STREAM_STATES,
             // 10.4.2: NoStreamID accesses count only with SPAN = 1 and a match-all STREAMID
             // (AllSIDManySECSID or AllSIDOneSECSID), in an accepted security state.
-            nosid: span && care == 0,
+            nosid_states: if f.span && care == 0 { set } else { 0 },
+            mpam_care: 0,
+            mpam_value: 0,
         }
     }
 
-    /// Whether a valid lane event passes the filter. Realm is not implemented (no ROOTCR, no
-    /// FILTER_REALM_SID): no decoded filter accepts it, only [`Filter::ALL`].
+    /// Whether a valid lane event passes the filter; `key` is the lane's [`mpam_key`].
     #[inline]
-    fn passes(&self, l: &LaneIn) -> bool {
-        self.states & ss_bit(l.ss) != 0
-            && if l.nosid {
-                self.nosid
-            } else {
-                // The lane's W SID bits: care has no bit above W.
-                l.sid & self.care == self.value
-            }
+    fn passes(&self, l: &LaneIn, key: u32) -> bool {
+        // A NoStreamID access is only accepted under a filter with CARE = 0 (nosid_states is
+        // empty otherwise), so its meaningless sid is never compared to a cared bit.
+        let states = if l.nosid {
+            self.nosid_states
+        } else {
+            self.sid_states
+        };
+        states & ss_bit(l.ss) != 0
+            // The lane's W SID bits: care has no bit above W.
+            && l.sid & self.care == self.value
+            && key & self.mpam_care == self.mpam_value
     }
 }
 
@@ -197,6 +364,34 @@ impl Filter {
 /// lanes, plus 1 when it counts cycles).
 const STAGE_BITS: usize = 4;
 const _: () = assert!((MAX_LANES as usize) < (1 << STAGE_BITS) - 1);
+
+/// A register field as (mask, lsb); (0, 0) when the configuration does not implement it.
+type FieldPos = (u64, u32);
+
+/// Positions of the filter fields (EVTYPER0's and SMR0's; EVTYPERn and SMRn have the same
+/// positions where they have the fields, 10.5.2.2 / 10.5.2.4).
+#[derive(Clone, Copy, Debug)]
+struct FilterPos {
+    span: u64,
+    sec: u64,
+    realm: u64,
+    filter_partid: u64,
+    filter_pmg: u64,
+    mpam_sp: FieldPos,
+    /// SMR0.STREAMID: it implements W = sid_bits bits (10.4.1).
+    streamid: FieldPos,
+    partid: FieldPos,
+    pmg: FieldPos,
+}
+
+/// The security state of an APB access (behaviour.md "Security").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AccessState {
+    Secure,
+    NonSecure,
+    Root,
+    Realm,
+}
 
 /// The reference model of one PMCG instance.
 #[derive(Clone, Debug)]
@@ -217,26 +412,32 @@ pub struct Model {
     ack_slot: Option<usize>,
     /// Security rules apply (cfg.secure).
     secure: bool,
+    /// Realm and Root state (cfg.realm): PNSE is honoured, ROOTCR exists.
+    realm: bool,
     lanes: usize,
     /// Event numbers carried on the lane event vector, in bit order.
     lane_events: Vec<u16>,
     /// Implemented bits of a counter (EVCNTR COUNTER_VALUE field).
     counter_mask: u64,
-    /// EVTYPERn.EVENT field: (mask, lsb).
-    event_field: (u64, u32),
-    /// EVTYPER0.FILTER_SID_SPAN and FILTER_SEC_SID (0 without Secure state); EVTYPERn has the same
-    /// positions where it has the fields (10.5.2.2).
-    span_mask: u64,
-    sec_mask: u64,
-    /// SMR0.STREAMID field: (mask, lsb); it implements W = sid_bits bits (10.4.1).
-    streamid_field: (u64, u32),
+    /// EVTYPERn.EVENT field.
+    event_field: FieldPos,
+    /// The filter fields.
+    pos: FilterPos,
     /// ALL = 2^W - 1.
     sid_all: u32,
     /// Lane event bits whose event can be filtered (`cfg.event_filterable`).
     filterable_bits: u32,
+    /// Lane event bits whose event is non-attributable (`cfg.event_nonattr`, 10.4.4).
+    nonattr_bits: u32,
     cr_e_mask: u64,
     scr_nsra_mask: u64,
     scr_so_mask: u64,
+    scr_nao_mask: u64,
+    rootcr_rto_mask: u64,
+    rootcr_rlo_mask: u64,
+    rootcr_nao_mask: u64,
+    rootcr_sao_mask: u64,
+    rootcr_pmo_mask: u64,
     irq_ctrl_irqen_mask: u64,
     ack_irqen_mask: u64,
 
@@ -251,8 +452,11 @@ pub struct Model {
     // ---- derived from the architectural state (kept in step with it) ----
     cr_e: bool,
     nsra: bool,
-    /// SCR.SO (false without Secure state: SCR is absent).
-    so: bool,
+    /// SCR.SO, the ROOTCR bits and the MPAM limits the filters use (0 where absent).
+    controls: Controls,
+    /// SCR.NAO and ROOTCR.NAO (0 where absent).
+    scr_nao: bool,
+    root_nao: bool,
     irqen: bool,
     ack_irqen: bool,
     decode: Vec<Decode>,
@@ -299,6 +503,8 @@ struct Setup {
     pwdata: u32,
     pstrb: u8,
     pprot: u8,
+    /// APB5 PNSE (meaningful with Realm only).
+    pnse: bool,
 }
 
 /// The byte lanes PSTRB selects, as a 32-bit mask.
@@ -311,6 +517,26 @@ fn strobe_mask(strb: u8) -> u64 {
             m
         }
     })
+}
+
+/// A field's (mask, lsb) in the map, (0, 0) when absent.
+fn field_pos(map: &RegisterMap, id: RegId, name: &str) -> FieldPos {
+    map.get(id)
+        .and_then(|r| r.field(name))
+        .map_or((0, 0), |f| (f.mask(), f.lsb))
+}
+
+/// A field's reset value in the map (the value of an RO constant), 0 when absent.
+fn field_reset(map: &RegisterMap, id: RegId, name: &str) -> u32 {
+    map.get(id)
+        .and_then(|r| r.field(name))
+        .map_or(0, |f| f.reset as u32)
+}
+
+/// The value of a field at `pos` in `v`.
+#[inline]
+fn get(v: u64, (mask, lsb): FieldPos) -> u32 {
+    ((v & mask) >> lsb) as u32
 }
 
 impl Model {
@@ -329,18 +555,21 @@ impl Model {
                 RegId::IntenSet0 | RegId::IntenClr0 => Kind::Bitmap(Bitmap::Inten),
                 RegId::OvsSet0 | RegId::OvsClr0 => Kind::Bitmap(Bitmap::Ovs),
                 RegId::Cr => Kind::Cr,
-                RegId::Scr => Kind::Scr,
+                RegId::Scr | RegId::ScrAlias => Kind::Scr,
+                RegId::Rootcr => Kind::Rootcr,
                 RegId::IrqCtrl => Kind::IrqCtrl,
                 _ => Kind::Plain,
             };
             slots.push(Slot {
                 kind,
+                store: i,
                 read_mask: r.read_mask(),
                 rw: r.mask_of(FieldAccess::RW),
                 w1s: r.mask_of(FieldAccess::W1S),
                 w1c: r.mask_of(FieldAccess::W1C),
                 reset: r.reset(),
                 secure_only: r.secure_only,
+                root_write: r.root_write,
                 guarded: r.guarded,
                 snapshot: r.bits == 64 && matches!(r.id, RegId::Evcntr(_) | RegId::Svr(_)),
             });
@@ -351,21 +580,29 @@ impl Model {
             }
             by_id.insert(r.id, i);
         }
+        // 10.5.2.12: the alias at 0xE40 is SCR itself: one storage.
+        if let (Some(&alias), Some(&scr)) = (by_id.get(&RegId::ScrAlias), by_id.get(&RegId::Scr)) {
+            slots[alias].store = scr;
+        }
         let counters = cfg.counters as usize;
         let evtyper_slot = (0..cfg.counters)
             .map(|n| by_id[&RegId::Evtyper(n)])
             .collect();
-        let event = map
-            .reg(RegId::Evtyper(0))
-            .field("EVENT")
-            .expect("EVTYPER0.EVENT");
-        let event_field = (event.mask(), event.lsb);
-        let streamid = map
-            .reg(RegId::Smr(0))
-            .field("STREAMID")
-            .expect("SMR0.STREAMID");
-        let streamid_field = (streamid.mask(), streamid.lsb);
-        let sid_all = (streamid.mask() >> streamid.lsb) as u32;
+        let event_field = field_pos(&map, RegId::Evtyper(0), "EVENT");
+        let streamid = field_pos(&map, RegId::Smr(0), "STREAMID");
+        let sid_all = (streamid.0 >> streamid.1) as u32;
+        let ev0 = RegId::Evtyper(0);
+        let pos = FilterPos {
+            span: map.field_mask(ev0, "FILTER_SID_SPAN"),
+            sec: map.field_mask(ev0, "FILTER_SEC_SID"),
+            realm: map.field_mask(ev0, "FILTER_REALM_SID"),
+            filter_partid: map.field_mask(ev0, "FILTER_PARTID"),
+            filter_pmg: map.field_mask(ev0, "FILTER_PMG"),
+            mpam_sp: field_pos(&map, ev0, "FILTER_MPAM_SP"),
+            streamid,
+            partid: field_pos(&map, RegId::Smr(0), "PARTID"),
+            pmg: field_pos(&map, RegId::Smr(0), "PMG"),
+        };
         let global_filter = cfg.sid_filter == SidFilterType::Global;
         let filter_slots = (0..cfg.counters)
             .map(|n| {
@@ -373,29 +610,39 @@ impl Model {
                 (by_id[&RegId::Evtyper(src)], by_id[&RegId::Smr(src)])
             })
             .collect();
-        let filterable_bits = cfg
-            .lane_event_ids()
-            .iter()
-            .enumerate()
-            .fold(0u32, |a, (k, &e)| {
-                if cfg.event_filterable(e) {
-                    a | 1 << k
-                } else {
-                    a
-                }
-            });
+        let lane_bits = |pred: &dyn Fn(u16) -> bool| {
+            cfg.lane_event_ids()
+                .iter()
+                .enumerate()
+                .fold(0u32, |a, (k, &e)| if pred(e) { a | 1 << k } else { a })
+        };
+        let filterable_bits = lane_bits(&|e| cfg.event_filterable(e));
+        let nonattr_bits = lane_bits(&|e| cfg.event_nonattr(e));
+        // 10.5.2.27/28: the MPAM filter limits are the ID registers' constants (0 when absent).
+        let controls = Controls {
+            partid_max: field_reset(&map, RegId::Mpamidr, "PARTID_MAX"),
+            pmg_max: field_reset(&map, RegId::Mpamidr, "PMG_MAX"),
+            s_partid_max: field_reset(&map, RegId::SMpamidr, "PARTID_MAX"),
+            s_pmg_max: field_reset(&map, RegId::SMpamidr, "PMG_MAX"),
+            ..Controls::default()
+        };
         let ack_slot = by_id.get(&RegId::IrqCtrlAck).copied();
         let mut m = Model {
             counter_mask: map.reg(RegId::Evcntr(0)).impl_mask(),
             event_field,
-            span_mask: map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN"),
-            sec_mask: map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID"),
-            streamid_field,
+            pos,
             sid_all,
             filterable_bits,
+            nonattr_bits,
             cr_e_mask: map.field_mask(RegId::Cr, "E"),
             scr_nsra_mask: map.field_mask(RegId::Scr, "NSRA"),
             scr_so_mask: map.field_mask(RegId::Scr, "SO"),
+            scr_nao_mask: map.field_mask(RegId::Scr, "NAO"),
+            rootcr_rto_mask: map.field_mask(RegId::Rootcr, "RTO"),
+            rootcr_rlo_mask: map.field_mask(RegId::Rootcr, "RLO"),
+            rootcr_nao_mask: map.field_mask(RegId::Rootcr, "NAO"),
+            rootcr_sao_mask: map.field_mask(RegId::Rootcr, "SAO"),
+            rootcr_pmo_mask: map.field_mask(RegId::Rootcr, "PMO"),
             irq_ctrl_irqen_mask: map.field_mask(RegId::IrqCtrl, "IRQEN"),
             ack_irqen_mask: map.field_mask(RegId::IrqCtrlAck, "IRQEN"),
             vals: vec![0; slots.len()],
@@ -407,6 +654,7 @@ impl Model {
             global_filter,
             ack_slot,
             secure: cfg.secure,
+            realm: cfg.realm,
             lanes: cfg.lanes as usize,
             lane_events: cfg.lane_event_ids(),
             map,
@@ -416,7 +664,9 @@ impl Model {
             ovs: 0,
             cr_e: false,
             nsra: false,
-            so: false,
+            controls,
+            scr_nao: false,
+            root_nao: false,
             irqen: false,
             ack_irqen: false,
             decode: vec![Decode::Nothing; counters],
@@ -503,16 +753,23 @@ impl Model {
         self.irq = false;
     }
 
-    /// Recomputes the mirrors of CR.E, SCR.NSRA, SCR.SO, IRQ_CTRL.IRQEN and IRQ_CTRLACK.IRQEN.
+    /// Recomputes the mirrors of CR.E, SCR.{NSRA, SO, NAO}, ROOTCR.{RTO, RLO, NAO, SAO, PMO},
+    /// IRQ_CTRL.IRQEN and IRQ_CTRLACK.IRQEN (0 for a field of an absent register).
     fn refresh_control(&mut self) {
         let field = |id: RegId, mask: u64, this: &Model| {
             this.by_id
                 .get(&id)
-                .is_some_and(|&s| this.vals[s] & mask != 0)
+                .is_some_and(|&s| this.vals[this.slots[s].store] & mask != 0)
         };
         self.cr_e = field(RegId::Cr, self.cr_e_mask, self);
         self.nsra = field(RegId::Scr, self.scr_nsra_mask, self);
-        self.so = field(RegId::Scr, self.scr_so_mask, self);
+        self.controls.so = field(RegId::Scr, self.scr_so_mask, self);
+        self.scr_nao = field(RegId::Scr, self.scr_nao_mask, self);
+        self.controls.rto = field(RegId::Rootcr, self.rootcr_rto_mask, self);
+        self.controls.rlo = field(RegId::Rootcr, self.rootcr_rlo_mask, self);
+        self.root_nao = field(RegId::Rootcr, self.rootcr_nao_mask, self);
+        self.controls.sao = field(RegId::Rootcr, self.rootcr_sao_mask, self);
+        self.controls.pmo = field(RegId::Rootcr, self.rootcr_pmo_mask, self);
         self.irqen = field(RegId::IrqCtrl, self.irq_ctrl_irqen_mask, self);
         self.ack_irqen = field(RegId::IrqCtrlAck, self.ack_irqen_mask, self);
     }
@@ -520,8 +777,7 @@ impl Model {
     /// Re-decodes counter n's EVTYPERn.EVENT into the counting masks.
     fn redecode(&mut self, n: usize) {
         let bit = 1u64 << n;
-        let (mask, lsb) = self.event_field;
-        let event = ((self.vals[self.evtyper_slot[n]] & mask) >> lsb) as u16;
+        let event = get(self.vals[self.evtyper_slot[n]], self.event_field) as u16;
         let d = if event == CYCLE_EVENT {
             Decode::Cycles
         } else if let Some(k) = self.lane_events.iter().position(|&e| e == event) {
@@ -544,22 +800,53 @@ impl Model {
                 .fold(0, |a, (k, m)| if *m != 0 { a | (1 << k) } else { a });
     }
 
-    /// Counter n's filter, from its EVENT (filterable or not), the filter fields that apply to it
-    /// (its own EVTYPERn/SMRn, or EVTYPER0/SMR0 with the global filter) and SCR.SO.
+    /// 10.4.4: whether non-attributable events may be counted now. Always without Secure state;
+    /// SCR.SO with Secure state and no Realm; ROOTCR.NAO and (SCR.SO or SCR.NAO) with Realm.
+    fn nonattr_permitted(&self) -> bool {
+        if !self.secure {
+            true
+        } else if !self.realm {
+            self.controls.so
+        } else {
+            self.root_nao && (self.controls.so || self.scr_nao)
+        }
+    }
+
+    /// The filter fields of counter n: its own EVTYPERn/SMRn, or EVTYPER0/SMR0 with the global
+    /// filter.
+    fn fields_of(&self, n: usize) -> FilterFields {
+        let (evtyper, smr) = self.filter_slots[n];
+        let (e, s, p) = (self.vals[evtyper], self.vals[smr], &self.pos);
+        FilterFields {
+            span: e & p.span != 0,
+            sec: e & p.sec != 0,
+            realm: e & p.realm != 0,
+            x: get(s, p.streamid),
+            filter_partid: e & p.filter_partid != 0,
+            filter_pmg: e & p.filter_pmg != 0,
+            mpam_sp: get(e, p.mpam_sp),
+            partid: get(s, p.partid),
+            pmg: get(s, p.pmg),
+        }
+    }
+
+    /// Counter n's filter, from its EVENT (filterable, non-attributable or neither), the filter
+    /// fields that apply to it and the controls (SCR, ROOTCR).
     fn filter_of(&self, n: usize) -> Filter {
         match self.decode[n] {
-            // 10.4: only StreamID-filterable events are filtered (not event 0, not the
-            // IMPLEMENTATION DEFINED events declared global); 10.5.2.4: STREAMID is then IGNORED.
+            // 10.4: only filterable events are filtered (not event 0, not the IMPLEMENTATION
+            // DEFINED events declared global or non-attributable); 10.5.2.4: STREAMID is then
+            // IGNORED.
             Decode::Lane(k) if self.filterable_bits & (1 << k) != 0 => {
-                let (evtyper, smr) = self.filter_slots[n];
-                let (mask, lsb) = self.streamid_field;
-                Filter::decode(
-                    self.vals[evtyper] & self.span_mask != 0,
-                    self.vals[evtyper] & self.sec_mask != 0,
-                    ((self.vals[smr] & mask) >> lsb) as u32,
-                    self.sid_all,
-                    self.so,
-                )
+                Filter::decode(&self.fields_of(n), &self.controls, self.sid_all)
+            }
+            // 10.4.4: no StreamID, security or MPAM filter, only the global permission.
+            Decode::Lane(k) if self.nonattr_bits & (1 << k) != 0 => {
+                if self.nonattr_permitted() {
+                    Filter::ALL
+                } else {
+                    Filter::NONE
+                }
             }
             _ => Filter::ALL,
         }
@@ -571,7 +858,8 @@ impl Model {
         self.regroup();
     }
 
-    /// Re-decodes every counter's filter (SCR.SO, or EVTYPER0/SMR0 of the global filter, written).
+    /// Re-decodes every counter's filter (SCR, ROOTCR, or EVTYPER0/SMR0 of the global filter,
+    /// written).
     fn refilter_all(&mut self) {
         for n in 0..self.counters.len() {
             self.filter[n] = self.filter_of(n);
@@ -599,29 +887,50 @@ impl Model {
             Kind::Bitmap(Bitmap::Cnten) => self.cnten,
             Kind::Bitmap(Bitmap::Inten) => self.inten,
             Kind::Bitmap(Bitmap::Ovs) => self.ovs,
-            _ => self.vals[s],
+            _ => self.vals[slot.store],
         };
         v & slot.read_mask
     }
 
-    /// 10.6: whether an access with this PPROT may touch this register.
+    /// The security state of an APB access: {PNSE, PPROT[1]} with Realm (00 Secure, 01
+    /// Non-secure, 10 Root, 11 Realm), PPROT[1] alone otherwise (PNSE ignored).
     #[inline]
-    fn permitted(&self, s: usize, pprot: u8) -> bool {
+    fn access_state(&self, r: &Setup) -> AccessState {
+        let ns = r.pprot & PPROT_NONSECURE != 0;
+        match (self.realm && r.pnse, ns) {
+            (false, false) => AccessState::Secure,
+            (false, true) => AccessState::NonSecure,
+            (true, false) => AccessState::Root,
+            (true, true) => AccessState::Realm,
+        }
+    }
+
+    /// 10.6, 10.7: whether this access may read (`write` false) or write this register.
+    #[inline]
+    fn permitted(&self, s: usize, r: &Setup, write: bool) -> bool {
         if !self.secure {
             return true; // no Secure state: every access is treated alike
         }
-        let non_secure = pprot & PPROT_NONSECURE != 0;
-        // SCR is Secure-only; NSRA = 0 makes every Non-secure access RAZ/WI.
-        !non_secure || (self.nsra && !self.slots[s].secure_only)
+        let slot = &self.slots[s];
+        let state = self.access_state(r);
+        // Realm is treated as Non-secure by every rule: SCR (and its alias) and S_MPAMIDR are
+        // Secure-or-Root only; NSRA = 0 makes every Non-secure access RAZ/WI.
+        let non_secure = matches!(state, AccessState::NonSecure | AccessState::Realm);
+        if non_secure && (!self.nsra || slot.secure_only) {
+            return false;
+        }
+        // 10.5.2.18: ROOTCR is RW for Root, RO for every other access.
+        !(write && slot.root_write && state != AccessState::Root)
     }
 
-    /// The permitted register and word an APB access selects (`None`: RAZ/WI).
+    /// The permitted register and word an APB access selects (`None`: RAZ/WI, or a write ignored
+    /// as to an RO register).
     #[inline]
-    fn target(&self, paddr: u32, pprot: u8) -> Option<(usize, Word)> {
+    fn target(&self, r: &Setup) -> Option<(usize, Word)> {
         self.by_addr
-            .get(&(paddr & !3))
+            .get(&(r.paddr & !3))
             .copied()
-            .filter(|&(s, _)| self.permitted(s, pprot))
+            .filter(|&(s, _)| self.permitted(s, r, r.write))
     }
 
     /// A write of one word of a register, bytes per PSTRB, with the register's side effects.
@@ -642,6 +951,7 @@ impl Model {
         let set = slot.w1s & bytes & wdata;
         let clr = slot.w1c & bytes & wdata;
         let merge = |old: u64| ((old & !rw) | (wdata & rw) | set) & !clr;
+        let st = slot.store;
         match slot.kind {
             // 10.5.2.1: the written word replaces that word of the current value.
             Kind::Counter(n) => self.counters[n] = merge(self.counters[n]) & self.counter_mask,
@@ -649,7 +959,7 @@ impl Model {
             Kind::Bitmap(Bitmap::Inten) => self.inten = merge(self.inten),
             Kind::Bitmap(Bitmap::Ovs) => self.ovs = merge(self.ovs),
             Kind::Evtyper(n) => {
-                self.vals[s] = merge(self.vals[s]);
+                self.vals[st] = merge(self.vals[st]);
                 self.redecode(n);
                 // 10.4: with the global filter, EVTYPER0's filter fields apply to every counter.
                 if self.global_filter && n == 0 {
@@ -659,7 +969,7 @@ impl Model {
                 }
             }
             Kind::Smr(n) => {
-                self.vals[s] = merge(self.vals[s]);
+                self.vals[st] = merge(self.vals[st]);
                 // 10.5.2.4: SMR0 applies to every counter with the global filter (SMRn, n > 0,
                 // exist only with per-counter filters).
                 if self.global_filter {
@@ -669,20 +979,21 @@ impl Model {
                 }
             }
             Kind::Cr => {
-                self.vals[s] = merge(self.vals[s]);
+                self.vals[st] = merge(self.vals[st]);
                 self.refresh_control();
             }
-            Kind::Scr => {
-                self.vals[s] = merge(self.vals[s]);
+            Kind::Scr | Kind::Rootcr => {
+                self.vals[st] = merge(self.vals[st]);
                 self.refresh_control();
-                self.refilter_all(); // SO changes SEC_EFF and the AllSIDManySECSID scope
+                // SO, RLO, RTO, SAO, PMO and the NAO bits change the filters.
+                self.refilter_all();
             }
-            Kind::Plain => self.vals[s] = merge(self.vals[s]),
+            Kind::Plain => self.vals[st] = merge(self.vals[st]),
             Kind::IrqCtrl => {
-                self.vals[s] = merge(self.vals[s]);
+                self.vals[st] = merge(self.vals[st]);
                 // IRQ_CTRLACK.IRQEN follows IRQ_CTRL.IRQEN at the write edge (behaviour.md).
                 if let Some(a) = self.ack_slot {
-                    let on = self.vals[s] & self.irq_ctrl_irqen_mask != 0;
+                    let on = self.vals[st] & self.irq_ctrl_irqen_mask != 0;
                     let m = self.ack_irqen_mask;
                     self.vals[a] = (self.vals[a] & !m) | if on { m } else { 0 };
                 }
@@ -690,7 +1001,6 @@ impl Model {
             }
         }
     }
-
     /// Adds `inc` to every counter of `set`; returns the counters that carried out.
     #[inline]
     fn add(&mut self, mut set: u64, inc: u64) -> u64 {
@@ -749,7 +1059,7 @@ impl Model {
     }
 
     /// This edge's match: per counter, the valid registered lanes that carry the event it selects
-    /// and pass its filter, under this cycle's EVTYPERn, SMRn and SCR.SO.
+    /// and pass its filter, under this cycle's EVTYPERn, SMRn, SCR and ROOTCR.
     #[inline]
     fn match_lanes(&mut self, lanes: &[LaneIn]) {
         let mut stage = [0u64; STAGE_BITS];
@@ -766,9 +1076,10 @@ impl Model {
                     continue;
                 }
                 // Counters whose filter the lane passes.
+                let key = mpam_key(l.partid as u32, l.pmg as u32, l.mpam_sp.code());
                 let mut passed = 0u64;
                 for (f, members) in &self.filter_groups {
-                    if selected & members != 0 && f.passes(l) {
+                    if selected & members != 0 && f.passes(l, key) {
                         passed |= members;
                     }
                 }
@@ -786,7 +1097,7 @@ impl Model {
 
     /// A read access of `r` in this cycle: (PRDATA, the snapshot it takes).
     fn read_access(&self, r: &Setup) -> (u32, Option<(usize, u32)>) {
-        match self.target(r.paddr, r.pprot) {
+        match self.target(r) {
             Some((s, Word::Low)) => {
                 let v = self.value(s);
                 let snap = self.slots[s].snapshot.then_some((s, (v >> 32) as u32));
@@ -824,7 +1135,7 @@ impl Model {
             }
         }
 
-        let write = access_write.and_then(|r| self.target(r.paddr, r.pprot).map(|t| (t, r)));
+        let write = access_write.and_then(|r| self.target(&r).map(|t| (t, r)));
         if access_write.is_some() {
             self.snap_valid = false;
         }
@@ -882,6 +1193,7 @@ impl Dut for Model {
             pwdata: inp.pwdata,
             pstrb: inp.pstrb,
             pprot: inp.pprot,
+            pnse: inp.pnse,
         });
         self.rst_q = !inp.presetn;
         out
@@ -1689,6 +2001,7 @@ mod tests {
             sid,
             ss,
             nosid,
+            ..LaneIn::default()
         }
     }
 
@@ -1721,32 +2034,50 @@ mod tests {
             .collect()
     }
 
+    /// A filter without Realm or MPAM: (SPAN, SEC, STREAMID, ALL, SO).
+    fn decode_sid(span: bool, sec: bool, x: u32, all: u32, so: bool) -> Filter {
+        let f = FilterFields {
+            span,
+            sec,
+            x,
+            ..FilterFields::default()
+        };
+        let c = Controls {
+            so,
+            ..Controls::default()
+        };
+        Filter::decode(&f, &c, all)
+    }
+
     #[test]
     fn filter_decode_of_the_10_4_encodings() {
         let w32 = u32::MAX;
         // 10.4 PartialSID examples: the low bits up to and including the lowest 0 are ignored.
-        let f = Filter::decode(true, false, 0x001B_F7F7, w32, false);
+        let f = decode_sid(true, false, 0x001B_F7F7, w32, false);
         assert_eq!(
-            (f.care, f.value, f.nosid),
+            (f.care, f.value, (f.nosid_states != 0)),
             (0xFFFF_FFF0, 0x001B_F7F0, false)
         );
-        let f = Filter::decode(true, false, 0x001B_F7F6, w32, false);
+        let f = decode_sid(true, false, 0x001B_F7F6, w32, false);
         assert_eq!((f.care, f.value), (0xFFFF_FFFE, 0x001B_F7F6));
-        let f = Filter::decode(true, false, 0x001B_F5FF, w32, false);
+        let f = decode_sid(true, false, 0x001B_F5FF, w32, false);
         assert_eq!((f.care, f.value), (0xFFFF_FC00, 0x001B_F400));
         // ExactSID: every implemented bit.
-        let f = Filter::decode(false, false, 0x1234, 0xFFFF, false);
-        assert_eq!((f.care, f.value, f.nosid), (0xFFFF, 0x1234, false));
+        let f = decode_sid(false, false, 0x1234, 0xFFFF, false);
+        assert_eq!(
+            (f.care, f.value, (f.nosid_states != 0)),
+            (0xFFFF, 0x1234, false)
+        );
         // AllSIDOneSECSID (0x7FFF at W = 16) and AllSIDManySECSID (0xFFFF, and 2^32 - 1 at W = 32).
-        let f = Filter::decode(true, false, 0x7FFF, 0xFFFF, false);
-        assert_eq!((f.care, f.value, f.nosid), (0, 0, true));
-        let f = Filter::decode(true, false, 0xFFFF, 0xFFFF, false);
-        assert_eq!((f.care, f.value, f.nosid), (0, 0, true));
-        let f = Filter::decode(true, false, w32, w32, false);
-        assert_eq!((f.care, f.value, f.nosid), (0, 0, true));
+        let f = decode_sid(true, false, 0x7FFF, 0xFFFF, false);
+        assert_eq!((f.care, f.value, (f.nosid_states != 0)), (0, 0, true));
+        let f = decode_sid(true, false, 0xFFFF, 0xFFFF, false);
+        assert_eq!((f.care, f.value, (f.nosid_states != 0)), (0, 0, true));
+        let f = decode_sid(true, false, w32, w32, false);
+        assert_eq!((f.care, f.value, (f.nosid_states != 0)), (0, 0, true));
         // ExactSID on ALL is not a match-all filter.
-        let f = Filter::decode(false, false, 0xFFFF, 0xFFFF, false);
-        assert_eq!((f.care, f.nosid), (0xFFFF, false));
+        let f = decode_sid(false, false, 0xFFFF, 0xFFFF, false);
+        assert_eq!((f.care, (f.nosid_states != 0)), (0xFFFF, false));
     }
 
     #[test]
@@ -2176,6 +2507,783 @@ mod tests {
         assert_eq!(hits(&mut d, &[ev(1, 7, NSEC, false)]), [0]);
         assert_eq!(hits(&mut d, &[ev(1, 0, SEC, false)]), [0]);
         assert_eq!(hits(&mut d, &[ev(1, 0, NSEC, false)]), [1]);
+    }
+
+    // ---- Realm, Root, NSP, MPAM and non-attributable events (10.4, 10.4.2-4, 10.6, 10.7) ----
+
+    const ROOT_SS: SecState = SecState::Root;
+    const SA_SS: SecState = SecState::SystemAgent;
+    const NSP_SS: SecState = SecState::NonSecureProtected;
+    const ROOT: Access = Access::Root;
+    const RLM: Access = Access::Realm;
+
+    fn wr_as(d: &mut Driver<Model>, id: RegId, v: u32, a: Access) {
+        let ad = addr(d, id);
+        d.apb_write(ad, v, a);
+    }
+
+    fn rd_as(d: &mut Driver<Model>, id: RegId, a: Access) -> u32 {
+        let ad = addr(d, id);
+        d.apb_read(ad, a)
+    }
+
+    /// The security and Realm controls a test sets: SCR.{SO, NAO} and ROOTCR.{RTO, RLO, NAO, SAO,
+    /// PMO}; SCR.NSRA stays 1.
+    #[derive(Clone, Copy, Debug, Default)]
+    struct Ctl {
+        so: bool,
+        scr_nao: bool,
+        rlo: bool,
+        rto: bool,
+        sao: bool,
+        pmo: bool,
+        root_nao: bool,
+    }
+
+    /// Writes SCR (Secure access) and, with Realm, ROOTCR (Root access) from `c`.
+    fn set_ctl(d: &mut Driver<Model>, c: Ctl) {
+        let bit = |on: bool, id: RegId, name: &str, d: &Driver<Model>| {
+            if on {
+                field(d, id, name)
+            } else {
+                0
+            }
+        };
+        let scr = field(d, RegId::Scr, "NSRA")
+            | bit(c.so, RegId::Scr, "SO", d)
+            | bit(c.scr_nao, RegId::Scr, "NAO", d);
+        wr(d, RegId::Scr, scr);
+        if d.dut.map().get(RegId::Rootcr).is_some() {
+            let r = RegId::Rootcr;
+            let v = bit(c.rlo, r, "RLO", d)
+                | bit(c.rto, r, "RTO", d)
+                | bit(c.sao, r, "SAO", d)
+                | bit(c.pmo, r, "PMO", d)
+                | bit(c.root_nao, r, "NAO", d);
+            wr_as(d, r, v, ROOT);
+        }
+    }
+
+    /// Every combination of `n` flags.
+    fn combos(n: u32) -> impl Iterator<Item = Vec<bool>> {
+        (0..1u32 << n).map(move |v| (0..n).map(|i| v >> i & 1 != 0).collect())
+    }
+
+    /// 10.4, the Realm table for ExactSID, PartialSID and AllSIDOneSECSID: Rel = FILTER_REALM_SID
+    /// & RLO, Sec = FILTER_SEC_SID & SO; {0,0} Non-secure only, {0,1} Secure only, {1,0} Realm
+    /// only, {1,1} reserved, behaves as {0,0}.
+    fn spec_one_state(realm_sid: bool, sec_sid: bool, so: bool, rlo: bool) -> SecState {
+        match (realm_sid & rlo, sec_sid & so) {
+            (false, false) => NSEC,
+            (false, true) => SEC,
+            (true, false) => REALM,
+            (true, true) => NSEC,
+        }
+    }
+
+    /// 10.4, the Realm list for AllSIDManySECSID, transcribed: (states counted from accesses
+    /// with a StreamID, states counted from NoStreamID accesses). FILTER_REALM_SID is treated as
+    /// 0 when RLO = 0 (10.5.2.2). RTO and SAO only add NoStreamID accesses to the Root and SA PA
+    /// spaces, under FILTER_REALM_SID = 1 (behaviour.md's reading; 10.4.2's note: no Root access
+    /// counts without FILTER_REALM_SID).
+    fn spec_many(
+        realm_sid: bool,
+        sec_sid: bool,
+        so: bool,
+        c: (bool, bool, bool), // RLO, RTO, SAO
+    ) -> (Vec<SecState>, Vec<SecState>) {
+        let (rlo, rto, sao) = c;
+        let realm_sid = realm_sid && rlo;
+        let mut s = vec![NSEC];
+        if !realm_sid {
+            if so {
+                s.push(SEC);
+            }
+        } else if !sec_sid {
+            if rlo {
+                s.push(REALM);
+            }
+        } else {
+            if so {
+                s.push(SEC);
+            }
+            if rlo {
+                s.push(REALM);
+            }
+        }
+        let mut nosid = s.clone();
+        if realm_sid {
+            if rto {
+                nosid.push(ROOT_SS);
+            }
+            if sao {
+                nosid.push(SA_SS);
+            }
+        }
+        (s, nosid)
+    }
+
+    fn realm_cfg(extra: &[&str]) -> PmcgConfig {
+        let mut items = vec!["counters=4", "counter_bits=32", "realm=on"];
+        items.extend_from_slice(extra);
+        cfg(&items)
+    }
+
+    #[test]
+    fn security_state_bits_follow_the_lane_codes() {
+        let bits = [ST_NS, ST_SEC, ST_REALM, ST_ROOT, ST_SA, ST_NSP];
+        for (ss, b) in SecState::ALL.into_iter().zip(bits) {
+            assert_eq!(ss_bit(ss), b, "{ss:?}");
+        }
+    }
+
+    #[test]
+    fn rel_sec_table_in_exact_partial_and_one_secsid() {
+        let mut d = drv(&realm_cfg(&["counters=3"])); // W = 16
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        let realm = field(&d, RegId::Evtyper(0), "FILTER_REALM_SID");
+        // ExactSID 0x42; PartialSID 0x4F (bits [4:0] ignored: 0x40-0x5F); AllSIDOneSECSID.
+        let modes = [(0, 0x42), (span, 0x4F), (span, 0x7FFF)];
+        for (n, &(_, x)) in modes.iter().enumerate() {
+            wr(&mut d, RegId::Smr(n as u32), x);
+        }
+        enable(&mut d);
+        for f in combos(5) {
+            let (realm_on, sec_on, so, rlo, others) = (f[0], f[1], f[2], f[3], f[4]);
+            // RTO, SAO, PMO and the NAO bits do not change a one-state filter's state.
+            let c = Ctl {
+                so,
+                rlo,
+                rto: others,
+                sao: others,
+                scr_nao: others,
+                ..Ctl::default()
+            };
+            set_ctl(&mut d, c);
+            for (n, &(sp, _)) in modes.iter().enumerate() {
+                let v = sp | if sec_on { sec } else { 0 } | if realm_on { realm } else { 0 };
+                wr(&mut d, RegId::Evtyper(n as u32), v | 1);
+            }
+            let want = spec_one_state(realm_on, sec_on, so, rlo);
+            for ss in SecState::ALL {
+                let hit = (ss == want) as u64;
+                let got = hits(&mut d, &[ev(1, 0x42, ss, false)]);
+                assert_eq!(got, [hit, hit, hit], "{f:?} {ss:?}");
+                // Outside ExactSID and PartialSID spans: only the match-all filter.
+                let got = hits(&mut d, &[ev(1, 0x142, ss, false)]);
+                assert_eq!(got, [0, 0, hit], "{f:?} {ss:?} sid 0x142");
+                // NoStreamID: only AllSIDOneSECSID, in its one state (10.4.2).
+                let got = hits(&mut d, &[ev(1, 0x42, ss, true)]);
+                assert_eq!(got, [0, 0, hit], "{f:?} {ss:?} NoStreamID");
+            }
+        }
+    }
+
+    #[test]
+    fn all_sid_many_secsid_with_every_realm_control() {
+        for global in [false, true] {
+            let mut d = drv(&realm_cfg(if global {
+                &["counters=2", "sid_filter=global"]
+            } else {
+                &["counters=2"]
+            }));
+            let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+            let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+            let realm = field(&d, RegId::Evtyper(0), "FILTER_REALM_SID");
+            wr(&mut d, RegId::Smr(0), 0xFFFF_FFFF);
+            // Counter 1 selects event 1 too: with the global filter it has EVTYPER0's fields.
+            wr(&mut d, RegId::Evtyper(1), 1);
+            enable(&mut d);
+            for f in combos(6) {
+                let (realm_on, sec_on, so, rlo, rto, sao) = (f[0], f[1], f[2], f[3], f[4], f[5]);
+                set_ctl(
+                    &mut d,
+                    Ctl {
+                        so,
+                        rlo,
+                        rto,
+                        sao,
+                        ..Ctl::default()
+                    },
+                );
+                let v = span | if sec_on { sec } else { 0 } | if realm_on { realm } else { 0 };
+                wr(&mut d, RegId::Evtyper(0), v | 1);
+                let (with_sid, nosid) = spec_many(realm_on, sec_on, so, (rlo, rto, sao));
+                for ss in SecState::ALL {
+                    // Counter 1: per-counter ExactSID 0 (reset) Non-secure; global: counter 0's.
+                    let one = |hit: bool, ns_exact: bool| {
+                        if global {
+                            hit as u64
+                        } else {
+                            ns_exact as u64
+                        }
+                    };
+                    let hit = with_sid.contains(&ss);
+                    let got = hits(&mut d, &[ev(1, 0x1234, ss, false)]);
+                    assert_eq!(got, [hit as u64, one(hit, false)], "{f:?} {ss:?}");
+                    let got = hits(&mut d, &[ev(1, 0, ss, false)]);
+                    let exp = [hit as u64, one(hit, ss == NSEC)];
+                    assert_eq!(got, exp, "{f:?} {ss:?} sid 0");
+                    let hit = nosid.contains(&ss);
+                    let got = hits(&mut d, &[ev(1, 0x1234, ss, true)]);
+                    assert_eq!(got, [hit as u64, one(hit, false)], "{f:?} {ss:?} N");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nsp_accesses_need_pmo() {
+        let mut d = drv(&realm_cfg(&[]));
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        let realm = field(&d, RegId::Evtyper(0), "FILTER_REALM_SID");
+        // 0: ExactSID 0x42 Non-secure; 1: ExactSID 0x42 Secure (SO = 1); 2: AllSIDManySECSID;
+        // 3: AllSIDOneSECSID Realm.
+        let filters = [
+            (1, 0x42),
+            (sec | 1, 0x42),
+            (span | 1, 0xFFFF),
+            (span | realm | 1, 0x7FFF),
+        ];
+        for (n, &(e, x)) in filters.iter().enumerate() {
+            wr(&mut d, RegId::Evtyper(n as u32), e);
+            wr(&mut d, RegId::Smr(n as u32), x);
+        }
+        enable(&mut d);
+        for pmo in [false, true] {
+            let c = Ctl {
+                so: true,
+                rlo: true,
+                pmo,
+                ..Ctl::default()
+            };
+            set_ctl(&mut d, c);
+            let p = pmo as u64;
+            // 10.4: PM = 1 is counted like a Non-secure access, only when PMO = 1.
+            assert_eq!(hits(&mut d, &[ev(1, 0x42, NSP_SS, false)]), [p, 0, p, 0]);
+            assert_eq!(hits(&mut d, &[ev(1, 0x42, NSP_SS, true)]), [0, 0, p, 0]);
+            // The Non-secure ones count either way.
+            assert_eq!(hits(&mut d, &[ev(1, 0x42, NSEC, false)]), [1, 0, 1, 0]);
+            assert_eq!(hits(&mut d, &[ev(1, 0x42, REALM, true)]), [0, 0, 0, 1]);
+        }
+        // Without Realm there is no PMO: NSP is never counted by a filterable event.
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        wr(&mut d, RegId::Evtyper(0), 1);
+        wr(&mut d, RegId::Evtyper(1), span | 1);
+        wr(&mut d, RegId::Smr(1), 0xFFFF);
+        enable(&mut d);
+        assert_eq!(hits(&mut d, &[ev(1, 0, NSP_SS, false)]), [0, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0, NSP_SS, true)]), [0, 0]);
+        assert_eq!(hits(&mut d, &[ev(1, 0, NSEC, true)]), [0, 1]);
+    }
+
+    #[test]
+    fn root_and_sa_count_only_from_nostreamid_accesses() {
+        let mut d = drv(&realm_cfg(&["lanes=2", "mpam_filter=on"]));
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        let realm = field(&d, RegId::Evtyper(0), "FILTER_REALM_SID");
+        let fpmg = field(&d, RegId::Evtyper(0), "FILTER_PMG");
+        let sp = field(&d, RegId::Evtyper(0), "FILTER_MPAM_SP");
+        let all_on = span | sec | realm | 1;
+        // 0: AllSIDManySECSID; 1: AllSIDOneSECSID; 2: MPAM (PMG 0, Non-secure space, SP = 01);
+        // 3: ExactSID of the lanes' StreamID.
+        wr(&mut d, RegId::Evtyper(0), all_on);
+        wr(&mut d, RegId::Smr(0), 0xFFFF);
+        wr(&mut d, RegId::Evtyper(1), all_on);
+        wr(&mut d, RegId::Smr(1), 0x7FFF);
+        wr(
+            &mut d,
+            RegId::Evtyper(2),
+            realm | sec | fpmg | (sp & !(sp << 1)) | 1,
+        );
+        wr(&mut d, RegId::Smr(2), 0);
+        wr(&mut d, RegId::Evtyper(3), all_on & !span);
+        wr(&mut d, RegId::Smr(3), 0x42);
+        enable(&mut d);
+        let every = Ctl {
+            so: true,
+            rlo: true,
+            rto: true,
+            sao: true,
+            pmo: true,
+            ..Ctl::default()
+        };
+        set_ctl(&mut d, every);
+        for ss in [ROOT_SS, SA_SS] {
+            let sid = [ev(1, 0x42, ss, false), ev(1, 0, ss, false)];
+            assert_eq!(hits(&mut d, &sid), [0, 0, 0, 0], "{ss:?} with a StreamID");
+            let nosid = [ev(1, 0x42, ss, true), ev(0, 0, ss, true)];
+            assert_eq!(hits(&mut d, &nosid), [1, 0, 1, 0], "{ss:?} NoStreamID");
+        }
+        // RTO and SAO separately; nothing without FILTER_REALM_SID.
+        for (rto, sao) in [(true, false), (false, true)] {
+            set_ctl(&mut d, Ctl { rto, sao, ..every });
+            let l = [ev(1, 0, ROOT_SS, true), ev(1, 0, SA_SS, true)];
+            let n = rto as u64 + sao as u64;
+            assert_eq!(hits(&mut d, &l), [n, 0, n, 0]);
+        }
+        set_ctl(&mut d, every);
+        wr(&mut d, RegId::Evtyper(0), all_on & !realm);
+        let l = [ev(1, 0, ROOT_SS, true), ev(1, 0, SA_SS, true)];
+        assert_eq!(hits(&mut d, &l), [0, 0, 2, 0]);
+    }
+
+    #[test]
+    fn unfilterable_events_count_every_security_state() {
+        let c = realm_cfg(&["lanes=2", "impdef=0x80", "impdef_global=0x80"]);
+        let mut d = drv(&c);
+        wr(&mut d, RegId::Evtyper(0), 0x80); // lane bit 5
+        wr(&mut d, RegId::Evtyper(1), 1); // ExactSID 0 Non-secure
+        enable(&mut d);
+        for ss in SecState::ALL {
+            let l = [ev(1 << 5 | 1, 0x99, ss, false), ev(1 << 5 | 1, 0, ss, true)];
+            assert_eq!(hits(&mut d, &l)[..2], [2, 0], "{ss:?}");
+        }
+    }
+
+    #[test]
+    fn rootcr_access_per_access_state() {
+        let mut d = drv(&realm_cfg(&[]));
+        let rootcr = addr(&d, RegId::Rootcr);
+        let nsra = field(&d, RegId::Scr, "NSRA");
+        // 10.5.2.18: ROOTCR_IMPL [31] RO 1, NAO [3] resets to 1, the others to 0.
+        assert_eq!(d.apb_read(rootcr, S), 0x8000_0008);
+        // RO for Secure, Non-secure and Realm accesses.
+        for a in [S, NS, RLM] {
+            d.apb_write(rootcr, 0xFFFF_FFFF, a);
+            assert_eq!(d.apb_read(rootcr, ROOT), 0x8000_0008, "{a:?} write");
+        }
+        // RW for Root: PMO [8], SAO [7], NAO [3], RLO [1], RTO [0]; the rest RES0 / RO.
+        d.apb_write(rootcr, 0xFFFF_FFFF, ROOT);
+        for a in [S, ROOT, NS, RLM] {
+            assert_eq!(d.apb_read(rootcr, a), 0x8000_018B, "{a:?} read");
+        }
+        d.apb_write(rootcr, 0, ROOT);
+        assert_eq!(d.apb_read(rootcr, S), 0x8000_0000, "ROOTCR_IMPL is RO");
+        // NSRA = 0: Non-secure and Realm reads are RAZ; Secure and Root still read.
+        wr(&mut d, RegId::Scr, 0);
+        d.apb_write(rootcr, 0x3, ROOT);
+        for (a, v) in [(S, 0x8000_0003), (ROOT, 0x8000_0003), (NS, 0), (RLM, 0)] {
+            assert_eq!(d.apb_read(rootcr, a), v, "{a:?} read, NSRA = 0");
+        }
+        // Root may do everything Secure may: write SCR (NSRA back to 1), read it.
+        wr_as(&mut d, RegId::Scr, nsra, ROOT);
+        assert_eq!(rd_as(&mut d, RegId::Scr, ROOT), 0x8000_0002);
+        assert_eq!(rd_as(&mut d, RegId::Cr, RLM), 0, "NSRA = 1: Realm reads CR");
+        wr_as(&mut d, RegId::Cr, 1, RLM);
+        assert_eq!(
+            rd_as(&mut d, RegId::Cr, S),
+            1,
+            "Realm writes CR like Non-secure"
+        );
+
+        // PNSE is registered at the setup cycle, with PPROT: a Root setup followed by a
+        // Non-secure-looking access cycle is a Root write.
+        let mut bus = PinInputs::idle(1);
+        (bus.psel, bus.pwrite, bus.paddr, bus.pwdata, bus.pstrb) = (true, true, rootcr, 0x80, 0xF);
+        bus.pnse = true;
+        d.step_with(bus.clone());
+        (bus.penable, bus.pnse, bus.pprot) = (true, false, 0b010);
+        d.step_with(bus);
+        assert_eq!(d.dut.read_reg(RegId::Rootcr), 0x8000_0080);
+
+        // Without Realm: no ROOTCR (RAZ/WI) and PNSE is ignored: a "Root" access is Secure, a
+        // "Realm" access Non-secure.
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
+        d.apb_write(rootcr, 0xFFFF_FFFF, ROOT);
+        assert_eq!(d.apb_read(rootcr, ROOT), 0);
+        assert_eq!(d.apb_read(rootcr, S), 0);
+        assert_eq!(rd_as(&mut d, RegId::Scr, ROOT), 0x8000_0006);
+        assert_eq!(rd_as(&mut d, RegId::Scr, RLM), 0);
+        wr_as(&mut d, RegId::Scr, 0, RLM);
+        assert_eq!(rd_as(&mut d, RegId::Scr, S), 0x8000_0006);
+        wr_as(&mut d, RegId::Scr, 0, ROOT);
+        assert_eq!(rd_as(&mut d, RegId::Scr, S), 0x8000_0000);
+        assert_eq!(rd_as(&mut d, RegId::Cr, RLM), 0);
+        assert_eq!(rd_as(&mut d, RegId::Cfgr, ROOT), 0x0070_1F01);
+    }
+
+    #[test]
+    fn scr_alias_is_the_same_register() {
+        let mut d = drv(&realm_cfg(&[]));
+        let (scr, alias) = (addr(&d, RegId::Scr), addr(&d, RegId::ScrAlias));
+        assert_eq!((scr, alias), (0xDF8, 0xE40), "10.5.2.12 offsets");
+        assert_eq!(d.apb_read(alias, S), 0x8000_0006);
+        // 10.5.2.12: NAO [4] (reset 0) exists with ROOTCR_IMPL = 1.
+        d.apb_write(alias, 0xFFFF_FFFF, S);
+        assert_eq!(d.apb_read(scr, S), 0x8000_0017);
+        d.apb_write(scr, 0x2, ROOT);
+        assert_eq!(d.apb_read(alias, ROOT), 0x8000_0002);
+        assert_eq!(d.dut.read_reg(RegId::ScrAlias), 0x8000_0002);
+        // Not Secure and not Root: RAZ/WI at both addresses.
+        for a in [NS, RLM] {
+            for at in [scr, alias] {
+                assert_eq!(d.apb_read(at, a), 0, "{a:?} read {at:#x}");
+                d.apb_write(at, 0x13, a);
+                assert_eq!(d.apb_read(scr, S), 0x8000_0002, "{a:?} write {at:#x}");
+            }
+        }
+        // SO through the alias changes the filters like SO through SCR.
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        wr(&mut d, RegId::Evtyper(0), span | 1);
+        wr(&mut d, RegId::Smr(0), 0xFFFF);
+        enable(&mut d);
+        assert_eq!(hits(&mut d, &[ev(1, 7, SEC, false)])[0], 0);
+        d.apb_write(alias, 0x3, S);
+        assert_eq!(hits(&mut d, &[ev(1, 7, SEC, false)])[0], 1);
+        d.apb_write(scr, 0x2, S);
+        assert_eq!(hits(&mut d, &[ev(1, 7, SEC, false)])[0], 0);
+        // Without Realm: no alias, and SCR bit 4 is RES0.
+        let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
+        d.apb_write(alias, 0xFFFF_FFFF, S);
+        assert_eq!(d.apb_read(alias, S), 0);
+        assert_eq!(d.apb_read(scr, S), 0x8000_0006);
+        d.apb_write(scr, 0xFFFF_FFFF, S);
+        assert_eq!(d.apb_read(scr, S), 0x8000_0007);
+    }
+
+    #[test]
+    fn scr_and_rootcr_writes_filter_events_from_their_access_cycle() {
+        let mut d = drv(&realm_cfg(&["counters=1"]));
+        let realm = field(&d, RegId::Evtyper(0), "FILTER_REALM_SID");
+        let rlo = field(&d, RegId::Rootcr, "RLO");
+        let nao = field(&d, RegId::Rootcr, "NAO");
+        wr(&mut d, RegId::Evtyper(0), realm | 1);
+        wr(&mut d, RegId::Smr(0), 0x10);
+        enable(&mut d);
+        d.set_lanes(&[ev(1, 0x10, REALM, false)]);
+        // Cycle s (setup): RLO = 0, not counted; from s+1 (access) on: RLO = 1.
+        wr_as(&mut d, RegId::Rootcr, nao | rlo, ROOT);
+        assert_eq!(d.dut.counter(0), 0);
+        d.idle(3); // edges s+2..s+4 count cycles s+1..s+3
+        assert_eq!(d.dut.counter(0), 3);
+        // And back: cycles s+4 and s' are still counted at edges s', s'+1.
+        wr_as(&mut d, RegId::Rootcr, nao, ROOT);
+        assert_eq!(d.dut.counter(0), 5);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 5);
+        // SCR.SO the same way (SEC = 1).
+        let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
+        let so = field(&d, RegId::Scr, "SO");
+        let nsra = field(&d, RegId::Scr, "NSRA");
+        wr(&mut d, RegId::Evtyper(0), sec | 1);
+        d.set_lanes(&[ev(1, 0x10, SEC, false)]);
+        wr(&mut d, RegId::ScrAlias, nsra | so);
+        assert_eq!(d.dut.counter(0), 5);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 8);
+    }
+
+    #[test]
+    fn non_attributable_events_gating() {
+        let items = ["impdef=0x80,0x81", "impdef_nonattr=0x81", "lanes=3"];
+        let odd = [
+            ev(1 << 6, 0x1234, SEC, false),
+            ev(1 << 6, 0, ROOT_SS, true),
+            ev(1 << 6 | 1, 0x55, REALM, false),
+        ];
+        // Counter 0 selects the non-attributable event 0x81 (lane bit 6) under a filter that
+        // matches none of `odd` (ExactSID 0x99 Non-secure); counter 1 is that filter on event 1.
+        let setup = |c: &PmcgConfig| {
+            let mut d = drv(c);
+            assert!(c.event_nonattr(0x81) && !c.event_filterable(0x81));
+            wr(&mut d, RegId::Evtyper(0), 0x81);
+            wr(&mut d, RegId::Smr(0), 0x99);
+            wr(&mut d, RegId::Evtyper(1), 1);
+            wr(&mut d, RegId::Smr(1), 0x99);
+            enable(&mut d);
+            d
+        };
+        // No Secure state: always counted, whatever the lanes' states (10.4.4 names no rule).
+        let mut items_off = items.to_vec();
+        items_off.extend(["secure=off", "counters=2", "counter_bits=32"]);
+        let mut d = setup(&cfg(&items_off));
+        assert_eq!(hits(&mut d, &odd), [3, 0]);
+        // Secure state, no Realm: only with SCR.SO = 1.
+        let mut items_s = items.to_vec();
+        items_s.extend(["counters=2", "counter_bits=32"]);
+        let mut d = setup(&cfg(&items_s));
+        for so in [false, true] {
+            set_ctl(
+                &mut d,
+                Ctl {
+                    so,
+                    ..Ctl::default()
+                },
+            );
+            assert_eq!(hits(&mut d, &odd), [3 * so as u64, 0], "SO {so}");
+        }
+        // Realm: ROOTCR.NAO = 1 and (SCR.SO = 1 or SCR.NAO = 1).
+        let mut items_r = items.to_vec();
+        items_r.push("counters=2");
+        let mut d = setup(&realm_cfg(&items_r));
+        assert_eq!(hits(&mut d, &odd), [0, 0], "reset: SO = NAO = 0");
+        for f in combos(3) {
+            let (root_nao, so, scr_nao) = (f[0], f[1], f[2]);
+            let c = Ctl {
+                so,
+                scr_nao,
+                root_nao,
+                ..Ctl::default()
+            };
+            set_ctl(&mut d, c);
+            let on = root_nao && (so || scr_nao);
+            assert_eq!(hits(&mut d, &odd), [3 * on as u64, 0], "{f:?}");
+        }
+    }
+
+    fn mev(events: u32, ss: SecState, partid: u16, pmg: u8, sp: MpamSpace) -> LaneIn {
+        LaneIn {
+            partid,
+            pmg,
+            mpam_sp: sp,
+            ..ev(events, 0x1234, ss, false)
+        }
+    }
+
+    fn mpam_cfg(extra: &[&str]) -> PmcgConfig {
+        let mut items = vec![
+            "counters=4",
+            "counter_bits=32",
+            "mpam_filter=on",
+            "partid_max=0x20",
+            "pmg_max=3",
+            "s_partid_max=0x8",
+            "s_pmg_max=1",
+        ];
+        items.extend_from_slice(extra);
+        cfg(&items)
+    }
+
+    #[test]
+    fn mpam_registers_and_fields() {
+        let mut d = drv(&mpam_cfg(&["realm=on"]));
+        // 10.5.2.27/28: PARTID_MAX [15:0], PMG_MAX [23:16]; CFGR.FILTER_PARTID_PMG [25].
+        assert_eq!(rd_as(&mut d, RegId::Mpamidr, NS), 0x0003_0020);
+        assert_eq!(d.apb_read(0xE74, RLM), 0x0003_0020);
+        assert_eq!(d.apb_read(0xE78, S), 0x0001_0008);
+        assert_eq!(d.apb_read(0xE78, ROOT), 0x0001_0008);
+        assert_eq!(d.apb_read(0xE78, NS), 0, "S_MPAMIDR is Secure-or-Root only");
+        assert_eq!(d.apb_read(0xE78, RLM), 0);
+        d.apb_write(0xE74, 0, S);
+        assert_eq!(d.apb_read(0xE74, S), 0x0003_0020, "RO");
+        assert_eq!(
+            rd(&mut d, RegId::Cfgr) >> 24 & 3,
+            0b10,
+            "FILTER_PARTID_PMG, not MPAM"
+        );
+        // SMR implements [23:0] (PMG, PARTID) with W = 16.
+        wr(&mut d, RegId::Smr(1), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Smr(1)), 0x00FF_FFFF);
+        // EVTYPER: FILTER_PARTID [16], FILTER_PMG [17], FILTER_MPAM_SP [19:18] with Realm.
+        wr(&mut d, RegId::Evtyper(1), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Evtyper(1)), 0xF00F_FFFF);
+        // Without Realm FILTER_MPAM_SP[1] (bit 19) is RES0; with W = 32 SMR keeps 32 bits.
+        let mut d = drv(&mpam_cfg(&["sid_bits=32"]));
+        wr(&mut d, RegId::Evtyper(1), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Evtyper(1)), 0xE007_FFFF);
+        wr(&mut d, RegId::Smr(1), 0xFFFF_FFFF);
+        assert_eq!(rd(&mut d, RegId::Smr(1)), 0xFFFF_FFFF);
+        // Without Secure state: no S_MPAMIDR.
+        let mut d = drv(&mpam_cfg(&["secure=off"]));
+        assert_eq!(d.apb_read(0xE78, S), 0);
+        assert_eq!(d.apb_read(0xE74, NS), 0x0003_0020);
+    }
+
+    #[test]
+    fn streamid_match_uses_the_low_sid_bits_of_an_mpam_smr() {
+        let mut d = drv(&mpam_cfg(&["counters=2"])); // W = 16
+        let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
+        wr(&mut d, RegId::Evtyper(0), 1);
+        wr(&mut d, RegId::Smr(0), 0x00AB_0042); // PMG 0xAB: not part of STREAMID
+        wr(&mut d, RegId::Evtyper(1), span | 1);
+        wr(&mut d, RegId::Smr(1), 0x0012_FFFF); // AllSIDManySECSID in the low 16 bits
+        enable(&mut d);
+        assert_eq!(hits(&mut d, &[ev(1, 0x42, NSEC, false)]), [1, 1]);
+        assert_eq!(hits(&mut d, &[ev(1, 0x43, NSEC, true)]), [0, 1]);
+    }
+
+    #[test]
+    fn mpam_match_limits_and_space_selection() {
+        use MpamSpace::{NonSecure as MNS, Realm as MRL, Root as MRT, Secure as MS};
+        let mut d = drv(&mpam_cfg(&["realm=on", "lanes=2"]));
+        let e0 = RegId::Evtyper(0);
+        let fpart = field(&d, e0, "FILTER_PARTID");
+        let fpmg = field(&d, e0, "FILTER_PMG");
+        let sp_mask = field(&d, e0, "FILTER_MPAM_SP");
+        let sp_lsb = sp_mask.trailing_zeros();
+        let sec = field(&d, e0, "FILTER_SEC_SID");
+        let realm = field(&d, e0, "FILTER_REALM_SID");
+        let span = field(&d, e0, "FILTER_SID_SPAN");
+        let sp = |v: u32| v << sp_lsb;
+        let smr = |partid: u32, pmg: u32| pmg << 16 | partid;
+        enable(&mut d);
+        // Counter 0 is the MPAM filter under test (event 1); the others count nothing here.
+        let check = |d: &mut Driver<Model>, e: u32, s: u32, lane: LaneIn, want: u64| {
+            wr(d, e0, e | 1);
+            wr(d, RegId::Smr(0), s);
+            let got = hits(d, &[lane, LaneIn::default()])[0];
+            assert_eq!(got, want, "EVTYPER0 {e:#x} SMR0 {s:#x} {lane:?}");
+        };
+        // FILTER_PARTID: PARTID 5 in the Non-secure space (SP = 01); PMG ignored.
+        let e = fpart | sp(1);
+        check(&mut d, e, smr(5, 2), mev(1, NSEC, 5, 0, MNS), 1);
+        check(&mut d, e, smr(5, 2), mev(1, NSEC, 5, 3, MNS), 1);
+        check(&mut d, e, smr(5, 2), mev(1, NSEC, 6, 2, MNS), 0);
+        check(&mut d, e, smr(5, 2), mev(1, NSEC, 5, 2, MS), 0);
+        check(&mut d, e, smr(5, 2), mev(1, NSEC, 5, 2, MRL), 0);
+        check(&mut d, e, smr(5, 2), mev(1, NSEC, 5, 2, MRT), 0);
+        // The StreamID is not filtered (ExactSID 0x7 in SMR's low bits would reject 0x1234);
+        // NoStreamID accesses pass too.
+        check(&mut d, e, smr(7, 0), mev(1, NSEC, 7, 0, MNS), 1);
+        let nosid = LaneIn {
+            nosid: true,
+            ..mev(1, NSEC, 7, 0, MNS)
+        };
+        check(&mut d, e, smr(7, 0), nosid, 1);
+        // FILTER_PMG: PMG 2, any PARTID; both.
+        check(&mut d, fpmg | sp(1), smr(5, 2), mev(1, NSEC, 9, 2, MNS), 1);
+        check(&mut d, fpmg | sp(1), smr(5, 2), mev(1, NSEC, 5, 3, MNS), 0);
+        let both = fpart | fpmg | sp(1);
+        check(&mut d, both, smr(5, 2), mev(1, NSEC, 5, 2, MNS), 1);
+        check(&mut d, both, smr(5, 2), mev(1, NSEC, 5, 1, MNS), 0);
+        check(&mut d, both, smr(5, 2), mev(1, NSEC, 4, 2, MNS), 0);
+        // Limits of the Non-secure space (MPAMIDR: PARTID_MAX 0x20, PMG_MAX 3).
+        check(&mut d, both, smr(0x20, 3), mev(1, NSEC, 0x20, 3, MNS), 1);
+        check(&mut d, both, smr(0x21, 3), mev(1, NSEC, 0x21, 3, MNS), 0);
+        check(&mut d, both, smr(0x20, 4), mev(1, NSEC, 0x20, 4, MNS), 0);
+        // A limit only applies to the value filtered on.
+        check(
+            &mut d,
+            fpmg | sp(1),
+            smr(0x21, 3),
+            mev(1, NSEC, 0, 3, MNS),
+            1,
+        );
+        check(
+            &mut d,
+            fpart | sp(1),
+            smr(0x20, 4),
+            mev(1, NSEC, 0x20, 0, MNS),
+            1,
+        );
+        // SP = 00: Secure if SO = 1, else Non-secure; 10 is reserved and behaves as 00.
+        for spv in [0, 2] {
+            let e = fpart | fpmg | sp(spv);
+            set_ctl(&mut d, Ctl::default());
+            check(&mut d, e, smr(5, 1), mev(1, NSEC, 5, 1, MNS), 1);
+            check(&mut d, e, smr(5, 1), mev(1, NSEC, 5, 1, MS), 0);
+            set_ctl(
+                &mut d,
+                Ctl {
+                    so: true,
+                    ..Ctl::default()
+                },
+            );
+            check(&mut d, e, smr(5, 1), mev(1, NSEC, 5, 1, MS), 1);
+            check(&mut d, e, smr(5, 1), mev(1, NSEC, 5, 1, MNS), 0);
+            // The Secure space's limits are S_MPAMIDR's (PARTID_MAX 8, PMG_MAX 1).
+            check(&mut d, e, smr(8, 1), mev(1, NSEC, 8, 1, MS), 1);
+            check(&mut d, e, smr(9, 1), mev(1, NSEC, 9, 1, MS), 0);
+            check(&mut d, e, smr(8, 2), mev(1, NSEC, 8, 2, MS), 0);
+        }
+        // SP = 11: Realm if RLO = 1 (MPAMIDR limits), else Non-secure.
+        let e = fpart | fpmg | sp(3);
+        set_ctl(&mut d, Ctl::default());
+        check(&mut d, e, smr(0x20, 3), mev(1, NSEC, 0x20, 3, MNS), 1);
+        check(&mut d, e, smr(0x20, 3), mev(1, NSEC, 0x20, 3, MRL), 0);
+        check(&mut d, e, smr(0x20, 3), mev(1, NSEC, 0x20, 3, MS), 0);
+        set_ctl(
+            &mut d,
+            Ctl {
+                rlo: true,
+                ..Ctl::default()
+            },
+        );
+        check(&mut d, e, smr(0x20, 3), mev(1, NSEC, 0x20, 3, MRL), 1);
+        check(&mut d, e, smr(0x20, 3), mev(1, NSEC, 0x20, 3, MNS), 0);
+        check(&mut d, e, smr(0x21, 3), mev(1, NSEC, 0x21, 3, MRL), 0);
+        // The security state is the AllSIDManySECSID set of this counter (SPAN ignored).
+        set_ctl(&mut d, Ctl::default());
+        let e = fpart | sp(1);
+        check(&mut d, e, smr(5, 0), mev(1, SEC, 5, 0, MNS), 0);
+        check(&mut d, e | sec, smr(5, 0), mev(1, SEC, 5, 0, MNS), 0);
+        set_ctl(
+            &mut d,
+            Ctl {
+                so: true,
+                ..Ctl::default()
+            },
+        );
+        check(&mut d, e, smr(5, 0), mev(1, SEC, 5, 0, MNS), 1);
+        check(&mut d, e | span, smr(5, 0), mev(1, REALM, 5, 0, MNS), 0);
+        set_ctl(
+            &mut d,
+            Ctl {
+                rlo: true,
+                ..Ctl::default()
+            },
+        );
+        check(&mut d, e | realm, smr(5, 0), mev(1, REALM, 5, 0, MNS), 1);
+        check(&mut d, e | realm, smr(5, 0), mev(1, ROOT_SS, 5, 0, MNS), 0);
+        check(&mut d, e | realm, smr(5, 0), mev(1, NSP_SS, 5, 0, MNS), 0);
+        set_ctl(
+            &mut d,
+            Ctl {
+                rlo: true,
+                pmo: true,
+                ..Ctl::default()
+            },
+        );
+        check(&mut d, e | realm, smr(5, 0), mev(1, NSP_SS, 5, 0, MNS), 1);
+        // Events 3 and 5 are filtered too (lane bits 2 and 4).
+        set_ctl(&mut d, Ctl::default());
+        wr(&mut d, RegId::Evtyper(1), 3);
+        wr(&mut d, RegId::Evtyper(2), 5);
+        for n in 1..3 {
+            wr(&mut d, RegId::Smr(n), smr(5, 0));
+        }
+        wr(&mut d, RegId::Evtyper(1), fpart | sp(1) | 3);
+        wr(&mut d, RegId::Evtyper(2), fpart | sp(1) | 5);
+        let l = [mev(0b10100, NSEC, 5, 0, MNS), mev(0b10100, NSEC, 6, 0, MNS)];
+        assert_eq!(hits(&mut d, &l)[1..3], [1, 1]);
+    }
+
+    #[test]
+    fn mpam_filter_with_the_global_filter_and_unfilterable_events() {
+        let c = mpam_cfg(&[
+            "sid_filter=global",
+            "impdef=0x80,0x81",
+            "impdef_global=0x80",
+            "impdef_nonattr=0x81",
+        ]);
+        let mut d = drv(&c);
+        let e0 = RegId::Evtyper(0);
+        let fpart = field(&d, e0, "FILTER_PARTID");
+        let sp = field(&d, e0, "FILTER_MPAM_SP"); // 1 bit without Realm: 1 = Non-secure
+        wr(&mut d, e0, fpart | sp | 1);
+        wr(&mut d, RegId::Smr(0), 5);
+        wr(&mut d, RegId::Evtyper(1), 2);
+        wr(&mut d, RegId::Evtyper(2), 0x80); // lane bit 5
+        wr(&mut d, RegId::Evtyper(3), 0x81); // lane bit 6
+        set_ctl(
+            &mut d,
+            Ctl {
+                so: true,
+                ..Ctl::default()
+            },
+        ); // non-attributable permitted
+        enable(&mut d);
+        let bits = 0b110_0011;
+        use MpamSpace::{NonSecure as MNS, Secure as MS};
+        assert_eq!(hits(&mut d, &[mev(bits, NSEC, 5, 0, MNS)]), [1, 1, 1, 1]);
+        assert_eq!(hits(&mut d, &[mev(bits, NSEC, 6, 0, MNS)]), [0, 0, 1, 1]);
+        assert_eq!(hits(&mut d, &[mev(bits, NSEC, 5, 0, MS)]), [0, 0, 1, 1]);
+        assert_eq!(hits(&mut d, &[mev(bits, ROOT_SS, 6, 0, MS)]), [0, 0, 1, 1]);
     }
 
     /// Measured rate of the model; run with

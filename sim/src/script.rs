@@ -1336,6 +1336,9 @@ expect msi 0 data=7
                     sid: 0,
                     nosid: false,
                     ss: SecState::NonSecure,
+                    partid: 0,
+                    pmg: 0,
+                    mpam_sp: MpamSpace::NonSecure,
                     ids: vec![1],
                     bits: 1,
                     cycles: 1,
@@ -1348,6 +1351,9 @@ expect msi 0 data=7
                     sid: 0x12,
                     nosid: false,
                     ss: SecState::Secure,
+                    partid: 0,
+                    pmg: 0,
+                    mpam_sp: MpamSpace::NonSecure,
                     ids: vec![6, 0x91, 2],
                     // Lane bits: 1-5 -> 0-4, 6-7 -> 5-6, 0x80 -> 7, 0x91 -> 8.
                     bits: (1 << 5) | (1 << 8) | (1 << 1),
@@ -1361,6 +1367,9 @@ expect msi 0 data=7
                     sid: 0,
                     nosid: false,
                     ss: SecState::Realm,
+                    partid: 0,
+                    pmg: 0,
+                    mpam_sp: MpamSpace::NonSecure,
                     ids: vec![0x80],
                     bits: 1 << 7,
                     cycles: 3,
@@ -1572,7 +1581,7 @@ expect msi 0 data=7
             (
                 "config\nevent ids=1 ss=secure\n",
                 2,
-                "ss must be ns, s or realm",
+                "ss must be ns, s, realm, root, sa or nsp",
             ),
             ("config\nevent ids=1 sid=0x1_0000_0000\n", 2, "sid"),
             (
@@ -1731,6 +1740,7 @@ idle 1
             sid: 0x12,
             ss: SecState::Secure,
             nosid: false,
+            ..LaneIn::default()
         };
         let b = LaneIn {
             valid: true,
@@ -1738,6 +1748,7 @@ idle 1
             sid: 0,
             ss: SecState::NonSecure,
             nosid: false,
+            ..LaneIn::default()
         };
         let c = LaneIn {
             valid: true,
@@ -1745,6 +1756,7 @@ idle 1
             sid: 0,
             ss: SecState::Realm,
             nosid: false,
+            ..LaneIn::default()
         };
         let expected: Vec<Vec<LaneIn>> = vec![
             vec![idle, idle, idle],
