@@ -338,6 +338,7 @@ fn lane(valid: bool, events: u32, _i: u64, _l: usize) -> LaneIn {
         sid: 0,
         ss: SecState::NonSecure,
         nosid: false,
+        ..LaneIn::default()
     }
 }
 

@@ -148,8 +148,11 @@ fn passes(
         sid & all & care == value
     };
     let state_ok = match ss {
-        // Realm is not implemented: never counted by a filterable event.
-        SecState::Realm => false,
+        // These configurations have no Realm (so no ROOTCR: RLO, RTO, SAO and PMO are 0):
+        // Realm, Root, SA and NSP traffic is never counted by a filterable event.
+        SecState::Realm | SecState::Root | SecState::SystemAgent | SecState::NonSecureProtected => {
+            false
+        }
         SecState::NonSecure => many || !sec_eff,
         SecState::Secure => {
             if many {
@@ -668,6 +671,7 @@ fn lane(events: u32, sid: u32, ss: SecState, nosid: bool) -> LaneIn {
         sid,
         ss,
         nosid,
+        ..LaneIn::default()
     }
 }
 
@@ -831,6 +835,7 @@ fn random_traffic(
                     sid: sids[rng.gen_range(0..sids.len())],
                     ss: SECURITY_STATES[rng.gen_range(0..3)],
                     nosid: rng.gen_bool(p.1),
+                    ..LaneIn::default()
                 })
                 .collect()
         })
@@ -926,6 +931,7 @@ fn random_lane(rng: &mut ChaCha8Rng, p: &Pmcg, anchors: &[u32], filters: &[Filte
         sid: random_sid(rng, p.cfg.sid_bits, anchors, filters),
         ss,
         nosid: rng.gen_bool(0.1),
+        ..LaneIn::default()
     }
 }
 

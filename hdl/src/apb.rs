@@ -31,6 +31,8 @@ pub struct ApbCompleter {
     pub pwdata: Signal<In, Bits<32>>,
     pub pstrb: Signal<In, Bits<4>>,
     pub pprot: Signal<In, Bits<3>>,
+    /// APB5 PNSE (Realm configurations): with PPROT[1], 10 is Root and 11 Realm.
+    pub pnse: Signal<In, Bit>,
     pub pready: Signal<Out, Bit>,
     pub pslverr: Signal<Out, Bit>,
     /// This is the access cycle of a read: `rd_data` is returned, read side effects at this edge.
@@ -42,18 +44,21 @@ pub struct ApbCompleter {
     pub req_strb: Signal<Out, Bits<4>>,
     /// The access is Non-secure (PPROT[1]).
     pub req_ns: Signal<Out, Bit>,
+    /// The access is Root ({PNSE, PPROT[1]} = 10).
+    pub req_root: Signal<Out, Bit>,
     setup_rd: DFF<Bit>,
     setup_wr: DFF<Bit>,
     addr_r: DFF<Bits<32>>,
     wdata_r: DFF<Bits<32>>,
     strb_r: DFF<Bits<4>>,
     ns_r: DFF<Bit>,
+    root_r: DFF<Bit>,
 }
 
 impl Logic for ApbCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r);
+        dff_setup!(self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r, root_r);
         // The setup cycle registers the transfer; the access cycle performs it.
         self.setup_rd.d.next =
             self.psel.val() & (!self.penable.val()) & (!self.pwrite.val()) & (!self.rst.val());
@@ -63,12 +68,14 @@ impl Logic for ApbCompleter {
         self.wdata_r.d.next = self.pwdata.val();
         self.strb_r.d.next = self.pstrb.val();
         self.ns_r.d.next = self.pprot.val().get_bit(1);
+        self.root_r.d.next = self.pnse.val() & (!self.pprot.val().get_bit(1));
         self.req_rd.next = self.setup_rd.q.val();
         self.req_wr.next = self.setup_wr.q.val();
         self.req_addr.next = self.addr_r.q.val();
         self.req_wdata.next = self.wdata_r.q.val();
         self.req_strb.next = self.strb_r.q.val();
         self.req_ns.next = self.ns_r.q.val();
+        self.req_root.next = self.root_r.q.val();
         self.pready.next = true;
         self.pslverr.next = false;
     }

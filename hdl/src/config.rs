@@ -20,6 +20,18 @@ pub const LANE_EVENT_BITS: u32 = 32;
 pub const MANDATORY_LANE_EVENTS: [u16; 5] = [1, 2, 3, 4, 5];
 /// Architected events present only with ATS (10.3: events 6 and 7).
 pub const ATS_LANE_EVENTS: [u16; 2] = [6, 7];
+/// The core's `lane_mpam` input packs a lane's MPAM labels like SMRn packs the filter's:
+/// PARTID [15:0], PMG [23:16], and the PARTID space [25:24] (0 Secure, 1 Non-secure, 2 Root,
+/// 3 Realm: the FILTER_MPAM_SP encoding).
+pub const LANE_MPAM_SP_LSB: u32 = 24;
+/// The PARTID-space bits of `lane_mpam`.
+pub const LANE_MPAM_SP_FIELD: u64 = 3 << LANE_MPAM_SP_LSB;
+
+/// The `lane_mpam` word of a lane's PARTID, PMG and PARTID-space code.
+pub fn lane_mpam_word(partid: u16, pmg: u8, space: u32) -> u32 {
+    partid as u32 | (pmg as u32) << 16 | (space & 3) << LANE_MPAM_SP_LSB
+}
+
 /// First IMPLEMENTATION DEFINED event number (10.3).
 pub const FIRST_IMPDEF_EVENT: u16 = 0x80;
 /// Event 0 counts PMCG clock cycles; it is not a lane event (10.3, Armv8 PMU D14.4).

@@ -26,7 +26,7 @@
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6.
 
 use crate::bitpack::BitPack;
-use crate::config::{PmcgConfig, SidFilterType};
+use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
 
@@ -43,12 +43,16 @@ pub struct RegFile {
     pub req_wdata: Signal<In, Bits<32>>,
     pub req_strb: Signal<In, Bits<4>>,
     pub req_ns: Signal<In, Bit>,
+    /// The access is Root (APB5 PNSE = 1, PPROT[1] = 0; only with Realm).
+    pub req_root: Signal<In, Bit>,
     /// The lane inputs of the previous cycle (registered by the top block: the match stage).
     pub lane_valid: Vec<Signal<In, Bit>>,
     pub lane_events: Vec<Signal<In, Bits<32>>>,
     pub lane_sid: Vec<Signal<In, Bits<32>>>,
-    pub lane_ss: Vec<Signal<In, Bits<2>>>,
+    pub lane_ss: Vec<Signal<In, Bits<3>>>,
     pub lane_nosid: Vec<Signal<In, Bit>>,
+    /// {PARTID space [25:24], PMG [23:16], PARTID [15:0]} (`lane_mpam_word`; MPAM filter only).
+    pub lane_mpam: Vec<Signal<In, Bits<32>>>,
     /// Read data of the access cycle (0 when `req_rd` is 0).
     pub rd_data: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
@@ -98,6 +102,12 @@ pub struct RegFile {
     scr_wmask: Constant<Bits<32>>,
     scr_reset: Constant<Bits<32>>,
     scr_nsra_mask: Constant<Bits<32>>,
+    scr_alias_addr: Constant<Bits<32>>,
+    rootcr_addr: Constant<Bits<32>>,
+    rootcr_wmask: Constant<Bits<32>>,
+    rootcr_reset: Constant<Bits<32>>,
+    s_mpamidr_addr: Constant<Bits<32>>,
+    s_mpamidr_val: Constant<Bits<32>>,
     irq_ctrl_addr: Constant<Bits<32>>,
     irq_ctrl_wmask: Constant<Bits<32>>,
     irq_ctrl_reset: Constant<Bits<32>>,
@@ -162,6 +172,7 @@ pub struct RegFile {
     // State.
     cr: DFF<Bits<32>>,
     scr: DFF<Bits<32>>,
+    rootcr: DFF<Bits<32>>,
     irq_ctrl: DFF<Bits<32>>,
     irq_ack: DFF<Bits<32>>,
     cfg0: DFF<Bits<32>>,
@@ -177,6 +188,8 @@ pub struct RegFile {
     irq_r: DFF<Bit>,
     // Decode.
     word_addr: Signal<Local, Bits<32>>,
+    /// The word is SCR or its alias.
+    at_scr: Signal<Local, Bit>,
     blocked: Signal<Local, Bit>,
     wr_ok: Signal<Local, Bit>,
     bmask: Signal<Local, Bits<32>>,
@@ -211,8 +224,33 @@ pub struct RegFile {
     sid_msb: Constant<Bits<32>>,
     span_mask: Constant<Bits<32>>,
     sec_mask: Constant<Bits<32>>,
+    realm_mask: Constant<Bits<32>>,
+    fpart_mask: Constant<Bits<32>>,
+    fpmg_mask: Constant<Bits<32>>,
+    sp0_mask: Constant<Bits<32>>,
+    sp1_mask: Constant<Bits<32>>,
     so_mask: Constant<Bits<32>>,
+    scr_nao_mask: Constant<Bits<32>>,
+    rlo_mask: Constant<Bits<32>>,
+    rto_mask: Constant<Bits<32>>,
+    sao_mask: Constant<Bits<32>>,
+    pmo_mask: Constant<Bits<32>>,
+    root_nao_mask: Constant<Bits<32>>,
     global_filter: Constant<Bit>,
+    realm_impl: Constant<Bit>,
+    mpam_on: Constant<Bit>,
+    /// SMR's PARTID and PMG fields, the lane's PARTID-space bits, the space codes in place,
+    /// and the MPAMIDR / S_MPAMIDR limits in place.
+    partid_field: Constant<Bits<32>>,
+    pmg_field: Constant<Bits<32>>,
+    sp_lane_field: Constant<Bits<32>>,
+    sp_ns_word: Constant<Bits<32>>,
+    sp_s_word: Constant<Bits<32>>,
+    sp_realm_word: Constant<Bits<32>>,
+    partid_max_ns: Constant<Bits<32>>,
+    partid_max_s: Constant<Bits<32>>,
+    pmg_max_ns: Constant<Bits<32>>,
+    pmg_max_s: Constant<Bits<32>>,
     /// The addressed counter's EVTYPER and STREAMID as they will be after this edge's write.
     filt_evt: Signal<Local, Bits<32>>,
     filt_x: Signal<Local, Bits<32>>,
@@ -224,36 +262,55 @@ pub struct RegFile {
     filt_care: Signal<Local, Bits<32>>,
     filt_value: Signal<Local, Bits<32>>,
     filt_many: Signal<Local, Bit>,
-    filt_sec: Signal<Local, Bit>,
-    filt_mode: Signal<Local, Bits<3>>,
-    /// SCR.SO (0 without Secure state).
+    filt_mode: Signal<Local, Bits<13>>,
+    /// MPAM decode of the write: PARTID/PMG filtering on, SMR's {PMG, PARTID}, the lane bits
+    /// to compare.
+    filt_mpam: Signal<Local, Bit>,
+    filt_m: Signal<Local, Bits<32>>,
+    filt_mcare: Signal<Local, Bits<32>>,
+    /// SCR.SO and NAO, the ROOTCR controls (0 when not implemented).
     so: Signal<Local, Bit>,
+    scr_nao: Signal<Local, Bit>,
+    rlo: Signal<Local, Bit>,
+    rto: Signal<Local, Bit>,
+    sao: Signal<Local, Bit>,
+    pmo: Signal<Local, Bit>,
+    root_nao: Signal<Local, Bit>,
+    /// 10.4.4: non-attributable events may count this cycle.
+    na_ok: Signal<Local, Bit>,
     /// Per counter filter registers: StreamID bits that must match and their value (ExactSID /
-    /// PartialSID), AllSIDManySECSID, a match-all mode (NoStreamID may count), FILTER_SEC_SID.
+    /// PartialSID), the mode bits (`FilterDecode::mode`), and the MPAM lane bits that must match
+    /// ({space, PMG, PARTID}) and their value without the space.
     f_care: Vec<DFF<Bits<32>>>,
     f_value: Vec<DFF<Bits<32>>>,
-    /// Mode bits: [0] a match-all mode (NoStreamID may count), [1] Non-secure accepted when
-    /// SO = 1, [2] Secure accepted when SO = 1 (with SO = 0 only Non-secure is, 10.6).
-    f_mode: Vec<DFF<Bits<3>>>,
+    f_mode: Vec<DFF<Bits<13>>>,
+    f_mcare: Vec<DFF<Bits<32>>>,
+    f_mvalue: Vec<DFF<Bits<32>>>,
     /// Reset filter: the EVTYPERn/SMRn reset values decoded (ExactSID on StreamID 0).
     care_reset: Constant<Bits<32>>,
     value_reset: Constant<Bits<32>>,
-    mode_reset: Constant<Bits<3>>,
-    /// The bits of a mode value.
-    mode_all_sid: Constant<Bits<3>>,
-    mode_ns1: Constant<Bits<3>>,
-    mode_s1: Constant<Bits<3>>,
-    /// Bit k: lane event k obeys the filter (not a global IMPLEMENTATION DEFINED event).
+    mode_reset: Constant<Bits<13>>,
+    mcare_reset: Constant<Bits<32>>,
+    mvalue_reset: Constant<Bits<32>>,
+    /// Bit k: lane event k obeys the filters (not a global or non-attributable event).
     filterable: Constant<Bits<32>>,
+    /// Bit k: lane event k is non-attributable (10.4.4).
+    nonattr: Constant<Bits<32>>,
     one: Constant<Bits<4>>,
-    /// The registered lanes' event vectors (zero when not valid) and security states.
+    /// The registered lanes' event vectors (zero when not valid) and security states, with
+    /// Root and SA from StreamID traffic mapped to 6, a code no filter accepts (10.4.2).
     lane_in: Vec<Signal<Local, Bits<32>>>,
-    lane_ns: Vec<Signal<Local, Bit>>,
-    lane_s: Vec<Signal<Local, Bit>>,
-    /// Per counter (reused in the loop): lane hits, the states it accepts, the match count.
+    lane_sse: Vec<Signal<Local, Bits<3>>>,
+    /// Per counter (reused in the loop): lane hits, the states it accepts (bit = `lane_ss`
+    /// code), the MPAM value with the selected space, the match count.
     hit: Vec<Signal<Local, Bit>>,
-    ns_ok: Signal<Local, Bit>,
-    s_ok: Signal<Local, Bit>,
+    m_now: Signal<Local, Bits<13>>,
+    sec_eff: Signal<Local, Bit>,
+    rel: Signal<Local, Bit>,
+    acc: Signal<Local, Bits<8>>,
+    mval_now: Signal<Local, Bits<32>>,
+    lim_ok: Signal<Local, Bit>,
+    ev_ok: Signal<Local, Bit>,
     filtered: Signal<Local, Bit>,
     count: Signal<Local, Bits<4>>,
     filt_load: Signal<Local, Bit>,
@@ -265,24 +322,104 @@ pub fn event_sel(is_cycle: bool, is_lane: bool, lane_bit: u32) -> u64 {
     u64::from(lane_bit & 31) | u64::from(is_lane) << 5 | u64::from(is_cycle) << 6
 }
 
-/// The mode bits of a filter register: [0] a match-all mode (NoStreamID may count), [1] Non-secure
-/// accepted when SO = 1, [2] Secure accepted when SO = 1. AllSIDManySECSID (`many`) takes both
-/// states when SO = 1, the other modes the one FILTER_SEC_SID selects; with SO = 0 every mode takes
-/// Non-secure only (10.4, 10.6).
-pub fn filter_mode(many: bool, all_sid: bool, sec: bool) -> u64 {
-    u64::from(all_sid) | u64::from(many || !sec) << 1 | u64::from(many || sec) << 2
+/// The decode of a counter's filter (EVTYPER, SMR) as the RTL computes it at an EVTYPER/SMR
+/// write (10.4, 10.4.3; docs/behaviour.md). Plain Rust: the RTL uses it for the reset values, and
+/// it documents the layout of the mode register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilterDecode {
+    /// StreamID bits that must match, and their value.
+    pub care: u64,
+    pub value: u64,
+    /// [0] a match-all StreamID mode (NoStreamID may count), [1] AllSIDManySECSID's security
+    /// rules, [2] FILTER_SEC_SID, [3] FILTER_REALM_SID, [4] MPAM filtering (FILTER_PARTID or
+    /// FILTER_PMG), [5] FILTER_PARTID, [6] FILTER_PMG, [8:7] FILTER_MPAM_SP, [9] PARTID <=
+    /// MPAMIDR.PARTID_MAX, [10] PARTID <= S_MPAMIDR.PARTID_MAX, [11] PMG <= MPAMIDR.PMG_MAX,
+    /// [12] PMG <= S_MPAMIDR.PMG_MAX.
+    pub mode: u64,
+    /// Lane MPAM bits that must match ({space, PMG, PARTID} layout), and their value (no space).
+    pub mcare: u64,
+    pub mvalue: u64,
 }
 
-/// (care, value, many, all_sid) of a filter (10.4; docs/behaviour.md), as the RTL decodes it at
-/// an EVTYPER/SMR write.
-pub fn decode_filter(sid_all: u64, span: bool, x: u64) -> (u64, u64, bool, bool) {
-    let x = x & sid_all;
-    let care = if span {
-        sid_all & !(x ^ (x + 1))
-    } else {
-        sid_all
-    };
-    (care, x & care, span && x == sid_all, span && care == 0)
+impl FilterDecode {
+    /// Decodes EVTYPER value `evt` and SMR value `smr` (both as stored).
+    pub fn new(cfg: &PmcgConfig, map: &RegisterMap, evt: u64, smr: u64) -> Self {
+        let fm = |name| map.field_mask(RegId::Evtyper(0), name);
+        let sm = |name| map.field_mask(RegId::Smr(0), name);
+        let sid_all = sm("STREAMID");
+        let span = evt & fm("FILTER_SID_SPAN") != 0;
+        let x = smr & sid_all;
+        let mut care = if span {
+            sid_all & !(x ^ (x + 1))
+        } else {
+            sid_all
+        };
+        let (fp, fg) = (evt & fm("FILTER_PARTID") != 0, evt & fm("FILTER_PMG") != 0);
+        let mpam = cfg.mpam_filter && (fp || fg);
+        let all_sid = mpam || (span && care == 0);
+        let many = mpam || (span && x == sid_all);
+        if mpam {
+            care = 0;
+        }
+        let (sp0, sp1) = mpam_sp_masks(map);
+        let lim = mpam_limits(cfg, map);
+        let (partid, pmg) = (smr & sm("PARTID"), smr & sm("PMG"));
+        let bit = |b: bool, k: u32| u64::from(b) << k;
+        let mode = bit(all_sid, 0)
+            | bit(many, 1)
+            | bit(evt & fm("FILTER_SEC_SID") != 0, 2)
+            | bit(evt & fm("FILTER_REALM_SID") != 0, 3)
+            | bit(mpam, 4)
+            | bit(fp, 5)
+            | bit(fg, 6)
+            | bit(evt & sp0 != 0, 7)
+            | bit(evt & sp1 != 0, 8)
+            | bit(partid <= lim[0], 9)
+            | bit(partid <= lim[1], 10)
+            | bit(pmg <= lim[2], 11)
+            | bit(pmg <= lim[3], 12);
+        let mut mcare = 0;
+        if mpam {
+            mcare = LANE_MPAM_SP_FIELD;
+            if fp {
+                mcare |= sm("PARTID");
+            }
+            if fg {
+                mcare |= sm("PMG");
+            }
+        }
+        FilterDecode {
+            care,
+            value: x & care,
+            mode,
+            mcare,
+            mvalue: smr & mcare,
+        }
+    }
+}
+
+/// EVTYPER.FILTER_MPAM_SP's two bits (bit [1] is 0 when the field is one bit wide or absent).
+fn mpam_sp_masks(map: &RegisterMap) -> (u64, u64) {
+    match map.reg(RegId::Evtyper(0)).field("FILTER_MPAM_SP") {
+        Some(f) => (1 << f.lsb, if f.width > 1 { 2 << f.lsb } else { 0 }),
+        None => (0, 0),
+    }
+}
+
+/// The MPAMIDR / S_MPAMIDR limits in SMR's field positions: [PARTID Non-secure, PARTID Secure,
+/// PMG Non-secure, PMG Secure] (10.4.3: a filter value above its limit counts nothing).
+fn mpam_limits(cfg: &PmcgConfig, map: &RegisterMap) -> [u64; 4] {
+    let pmg_lsb = map
+        .reg(RegId::Smr(0))
+        .field("PMG")
+        .map(|f| f.lsb)
+        .unwrap_or(0);
+    [
+        cfg.partid_max as u64,
+        cfg.s_partid_max as u64,
+        (cfg.pmg_max as u64) << pmg_lsb,
+        (cfg.s_pmg_max as u64) << pmg_lsb,
+    ]
 }
 
 fn c32(v: u64) -> Constant<Bits<32>> {
@@ -309,6 +446,7 @@ impl RegFile {
                     | RegId::Ceid0
                     | RegId::Ceid1
                     | RegId::Aidr
+                    | RegId::Mpamidr
                     | RegId::PmDevArch
                     | RegId::PmDevType
                     | RegId::Pidr(_)
@@ -334,17 +472,26 @@ impl RegFile {
         let lane_ids = cfg.lane_event_ids();
         let lanes = cfg.lanes as usize;
         // The reset filter, decoded as a write would decode it (every EVTYPERn/SMRn resets alike).
-        let evtyper0 = reset(RegId::Evtyper(0));
-        let sid_all = map.field_mask(RegId::Smr(0), "STREAMID");
-        let span = evtyper0 & map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN") != 0;
-        let (care, value, many, all_sid) = decode_filter(sid_all, span, reset(RegId::Smr(0)));
-        let sec = evtyper0 & map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID") != 0;
-        let f_reset = (care, value, filter_mode(many, all_sid, sec));
-        let filterable = lane_ids
-            .iter()
-            .enumerate()
-            .filter(|(_, &e)| cfg.event_filterable(e))
-            .fold(0u64, |m, (k, _)| m | 1 << k);
+        let f_reset = FilterDecode::new(cfg, &map, reset(RegId::Evtyper(0)), reset(RegId::Smr(0)));
+        let lane_bits = |keep: &dyn Fn(u16) -> bool| {
+            lane_ids
+                .iter()
+                .enumerate()
+                .filter(|(_, &e)| keep(e))
+                .fold(0u64, |m, (k, _)| m | 1 << k)
+        };
+        let filterable = lane_bits(&|e| cfg.event_filterable(e));
+        let nonattr = lane_bits(&|e| cfg.event_nonattr(e));
+        if cfg.mpam_filter {
+            // The lane_mpam packing mirrors SMR's {PMG, PARTID} so one AND-compare matches both.
+            assert_eq!(map.field_mask(RegId::Smr(0), "PARTID"), 0xFFFF);
+            assert_eq!(map.field_mask(RegId::Smr(0), "PMG"), 0xFF_0000);
+        }
+        let (sp0, sp1) = mpam_sp_masks(&map);
+        let lim = mpam_limits(cfg, &map);
+        let sp_word = |code: u64| c32(code << LANE_MPAM_SP_LSB);
+        let efield = |name| c32(map.field_mask(RegId::Evtyper(0), name));
+        let rootcr_field = |name| c32(map.field_mask(RegId::Rootcr, name));
         let evc_stride: u64 = if cfg.wide_counters() { 8 } else { 4 };
         let smr_count = map
             .regs
@@ -372,43 +519,83 @@ impl RegFile {
             req_wdata: Default::default(),
             req_strb: Default::default(),
             req_ns: Default::default(),
+            req_root: Default::default(),
             lane_valid: (0..lanes).map(|_| Default::default()).collect(),
             lane_events: (0..lanes).map(|_| Default::default()).collect(),
             lane_sid: (0..lanes).map(|_| Default::default()).collect(),
             lane_ss: (0..lanes).map(|_| Default::default()).collect(),
             lane_nosid: (0..lanes).map(|_| Default::default()).collect(),
+            lane_mpam: (0..lanes).map(|_| Default::default()).collect(),
             filt_care: Default::default(),
             filt_value: Default::default(),
             filt_many: Default::default(),
-            filt_sec: Default::default(),
             filt_mode: Default::default(),
+            filt_mpam: Default::default(),
+            filt_m: Default::default(),
+            filt_mcare: Default::default(),
             so: Default::default(),
+            scr_nao: Default::default(),
+            rlo: Default::default(),
+            rto: Default::default(),
+            sao: Default::default(),
+            pmo: Default::default(),
+            root_nao: Default::default(),
+            na_ok: Default::default(),
             f_care: (0..n).map(|_| Default::default()).collect(),
             f_value: (0..n).map(|_| Default::default()).collect(),
             f_mode: (0..n).map(|_| Default::default()).collect(),
-            care_reset: Constant::new(f_reset.0.into()),
-            value_reset: Constant::new(f_reset.1.into()),
-            mode_reset: Constant::new(f_reset.2.into()),
-            mode_all_sid: Constant::new(1.into()),
-            mode_ns1: Constant::new(2.into()),
-            mode_s1: Constant::new(4.into()),
+            f_mcare: (0..n).map(|_| Default::default()).collect(),
+            f_mvalue: (0..n).map(|_| Default::default()).collect(),
+            care_reset: c32(f_reset.care),
+            value_reset: c32(f_reset.value),
+            mode_reset: Constant::new(f_reset.mode.into()),
+            mcare_reset: c32(f_reset.mcare),
+            mvalue_reset: c32(f_reset.mvalue),
             filterable: Constant::new(filterable.into()),
+            nonattr: Constant::new(nonattr.into()),
             one: Constant::new(1.into()),
             lane_in: (0..lanes).map(|_| Default::default()).collect(),
-            lane_ns: (0..lanes).map(|_| Default::default()).collect(),
-            lane_s: (0..lanes).map(|_| Default::default()).collect(),
+            lane_sse: (0..lanes).map(|_| Default::default()).collect(),
             hit: (0..lanes).map(|_| Default::default()).collect(),
-            ns_ok: Default::default(),
-            s_ok: Default::default(),
+            m_now: Default::default(),
+            sec_eff: Default::default(),
+            rel: Default::default(),
+            acc: Default::default(),
+            mval_now: Default::default(),
+            lim_ok: Default::default(),
+            ev_ok: Default::default(),
             filtered: Default::default(),
             count: Default::default(),
             filt_load: Default::default(),
             sid_all: c32(map.field_mask(RegId::Smr(0), "STREAMID")),
             sid_msb: c32(1 << (cfg.sid_bits - 1)),
             span_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN")),
-            sec_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID")),
+            sec_mask: efield("FILTER_SEC_SID"),
+            realm_mask: efield("FILTER_REALM_SID"),
+            fpart_mask: efield("FILTER_PARTID"),
+            fpmg_mask: efield("FILTER_PMG"),
+            sp0_mask: c32(sp0),
+            sp1_mask: c32(sp1),
             so_mask: c32(map.field_mask(RegId::Scr, "SO")),
+            scr_nao_mask: c32(map.field_mask(RegId::Scr, "NAO")),
+            rlo_mask: rootcr_field("RLO"),
+            rto_mask: rootcr_field("RTO"),
+            sao_mask: rootcr_field("SAO"),
+            pmo_mask: rootcr_field("PMO"),
+            root_nao_mask: rootcr_field("NAO"),
             global_filter: Constant::new(cfg.sid_filter == SidFilterType::Global),
+            realm_impl: Constant::new(cfg.realm),
+            mpam_on: Constant::new(cfg.mpam_filter),
+            partid_field: c32(map.field_mask(RegId::Smr(0), "PARTID")),
+            pmg_field: c32(map.field_mask(RegId::Smr(0), "PMG")),
+            sp_lane_field: c32(LANE_MPAM_SP_FIELD),
+            sp_s_word: sp_word(0),
+            sp_ns_word: sp_word(1),
+            sp_realm_word: sp_word(3),
+            partid_max_ns: c32(lim[0]),
+            partid_max_s: c32(lim[1]),
+            pmg_max_ns: c32(lim[2]),
+            pmg_max_s: c32(lim[3]),
             filt_evt: Default::default(),
             filt_x: Default::default(),
             filt_span: Default::default(),
@@ -483,6 +670,12 @@ impl RegFile {
             scr_wmask: c32(wmask(RegId::Scr)),
             scr_reset: c32(reset(RegId::Scr)),
             scr_nsra_mask: c32(map.field_mask(RegId::Scr, "NSRA")),
+            scr_alias_addr: c32(addr(RegId::ScrAlias)),
+            rootcr_addr: c32(addr(RegId::Rootcr)),
+            rootcr_wmask: c32(wmask(RegId::Rootcr)),
+            rootcr_reset: c32(reset(RegId::Rootcr)),
+            s_mpamidr_addr: c32(addr(RegId::SMpamidr)),
+            s_mpamidr_val: c32(reset(RegId::SMpamidr)),
             irq_ctrl_addr: c32(addr(RegId::IrqCtrl)),
             irq_ctrl_wmask: c32(wmask(RegId::IrqCtrl)),
             irq_ctrl_reset: c32(reset(RegId::IrqCtrl)),
@@ -539,6 +732,7 @@ impl RegFile {
             ro_val,
             cr: Default::default(),
             scr: Default::default(),
+            rootcr: Default::default(),
             irq_ctrl: Default::default(),
             irq_ack: Default::default(),
             cfg0: Default::default(),
@@ -553,6 +747,7 @@ impl RegFile {
             snap_valid: Default::default(),
             irq_r: Default::default(),
             word_addr: Default::default(),
+            at_scr: Default::default(),
             blocked: Default::default(),
             wr_ok: Default::default(),
             bmask: Default::default(),
@@ -588,11 +783,13 @@ impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, cr, scr, irq_ctrl, irq_ack, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
-            snap, snap_addr, snap_valid, irq_r
+            self, clock, cr, scr, rootcr, irq_ctrl, irq_ack, cfg0, cfg0_hi, cfg1, cfg2, cnten,
+            inten, ovs, snap, snap_addr, snap_valid, irq_r
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
+        self.at_scr.next = (self.word_addr.val() == self.scr_addr.val())
+            | (self.word_addr.val() == self.scr_alias_addr.val());
         // 10.6 / SCR.NSRA: with Secure state, NSRA = 0 makes every Non-secure access RAZ/WI.
         self.blocked.next = self.secure_impl.val()
             & self.req_ns.val()
@@ -700,21 +897,89 @@ impl Logic for RegFile {
         self.filt_care.next = self.filt_care_l.val();
         self.filt_value.next = self.filt_x.val() & self.filt_care_l.val();
         self.filt_many.next = self.filt_span.val() & (self.filt_x.val() == self.sid_all.val());
-        self.filt_sec.next = (self.filt_evt.val() & self.sec_mask.val()).any();
-        // Mode bits (see `filter_mode`): match-all, Non-secure / Secure accepted when SO = 1.
+        // MPAM (10.4.3): FILTER_PARTID or FILTER_PMG turn StreamID filtering off; the lane's
+        // {space, PMG, PARTID} is compared instead (the space is added per cycle: it depends on
+        // SCR.SO and ROOTCR.RLO).
+        self.filt_mpam.next = self.mpam_on.val()
+            & ((self.filt_evt.val() & (self.fpart_mask.val() | self.fpmg_mask.val())).any());
+        self.filt_m.next = self.sel_smr.val() & (self.partid_field.val() | self.pmg_field.val());
+        if self.smr_in.val() {
+            self.filt_m.next =
+                self.smr_merged.val() & (self.partid_field.val() | self.pmg_field.val());
+        }
+        self.filt_mcare.next = 0.into();
+        if self.filt_mpam.val() {
+            self.filt_mcare.next = self.sp_lane_field.val();
+            if (self.filt_evt.val() & self.fpart_mask.val()).any() {
+                self.filt_mcare.next = self.filt_mcare.val() | self.partid_field.val();
+            }
+            if (self.filt_evt.val() & self.fpmg_mask.val()).any() {
+                self.filt_mcare.next = self.filt_mcare.val() | self.pmg_field.val();
+            }
+        }
+        // Mode bits (`FilterDecode::mode`).
         self.filt_mode.next = 0.into();
         // CARE = 0 exactly for the two match-all encodings (ALL and ALL >> 1); testing STREAMID
         // directly keeps the incrementer off this path.
         if self.filt_span.val() & ((self.filt_x.val() | self.sid_msb.val()) == self.sid_all.val()) {
-            self.filt_mode.next = self.filt_mode.val() | self.mode_all_sid.val();
+            self.filt_mode.next = self.filt_mode.val() | 0x0001u64;
         }
-        if self.filt_many.val() | (!self.filt_sec.val()) {
-            self.filt_mode.next = self.filt_mode.val() | self.mode_ns1.val();
+        if self.filt_many.val() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0002u64;
         }
-        if self.filt_many.val() | self.filt_sec.val() {
-            self.filt_mode.next = self.filt_mode.val() | self.mode_s1.val();
+        if (self.filt_evt.val() & self.sec_mask.val()).any() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0004u64;
         }
+        if (self.filt_evt.val() & self.realm_mask.val()).any() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0008u64;
+        }
+        if self.filt_mpam.val() {
+            // No StreamID filter: match-all with AllSIDManySECSID's security rules.
+            self.filt_mode.next = self.filt_mode.val() | 0x0013u64;
+            self.filt_care.next = 0.into();
+            self.filt_value.next = 0.into();
+        }
+        if (self.filt_evt.val() & self.fpart_mask.val()).any() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0020u64;
+        }
+        if (self.filt_evt.val() & self.fpmg_mask.val()).any() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0040u64;
+        }
+        if (self.filt_evt.val() & self.sp0_mask.val()).any() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0080u64;
+        }
+        if (self.filt_evt.val() & self.sp1_mask.val()).any() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0100u64;
+        }
+        if (self.filt_m.val() & self.partid_field.val()) <= self.partid_max_ns.val() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0200u64;
+        }
+        if (self.filt_m.val() & self.partid_field.val()) <= self.partid_max_s.val() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0400u64;
+        }
+        if (self.filt_m.val() & self.pmg_field.val()) <= self.pmg_max_ns.val() {
+            self.filt_mode.next = self.filt_mode.val() | 0x0800u64;
+        }
+        if (self.filt_m.val() & self.pmg_field.val()) <= self.pmg_max_s.val() {
+            self.filt_mode.next = self.filt_mode.val() | 0x1000u64;
+        }
+        // Live security controls (registers; 0 when not implemented).
         self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
+        self.scr_nao.next = (self.scr.q.val() & self.scr_nao_mask.val()).any();
+        self.rlo.next = (self.rootcr.q.val() & self.rlo_mask.val()).any();
+        self.rto.next = (self.rootcr.q.val() & self.rto_mask.val()).any();
+        self.sao.next = (self.rootcr.q.val() & self.sao_mask.val()).any();
+        self.pmo.next = (self.rootcr.q.val() & self.pmo_mask.val()).any();
+        self.root_nao.next = (self.rootcr.q.val() & self.root_nao_mask.val()).any();
+        // 10.4.4: non-attributable events count always without Secure state, with SO = 1
+        // without Realm, and with ROOTCR.NAO & (SO | SCR.NAO) with Realm.
+        self.na_ok.next = true;
+        if self.secure_impl.val() {
+            self.na_ok.next = self.so.val();
+        }
+        if self.realm_impl.val() {
+            self.na_ok.next = self.root_nao.val() & (self.so.val() | self.scr_nao.val());
+        }
         self.filt_wr0.next = self.wr_ok.val()
             & ((self.evt_in.val() & (self.evt_rel.val() == self.arr_key[0].val()))
                 | (self.smr_in.val() & (self.smr_rel.val() == self.arr_key[0].val())));
@@ -724,9 +989,14 @@ impl Logic for RegFile {
             if self.lane_valid[l].val() {
                 self.lane_in[l].next = self.lane_events[l].val();
             }
-            // Security state codes: 0 Non-secure, 1 Secure (2 Realm is never accepted).
-            self.lane_ns[l].next = self.lane_ss[l].val() == 0;
-            self.lane_s[l].next = self.lane_ss[l].val() == 1;
+            // Security state codes (the `acc` bits): 0 NS, 1 S, 2 Realm, 3 Root, 4 SA, 5 NSP.
+            // Root and SA count only from NoStreamID accesses (10.4.2): otherwise code 6.
+            self.lane_sse[l].next = self.lane_ss[l].val();
+            if (!self.lane_nosid[l].val())
+                & ((self.lane_ss[l].val() == 3) | (self.lane_ss[l].val() == 4))
+            {
+                self.lane_sse[l].next = 6.into();
+            }
         }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
@@ -748,11 +1018,72 @@ impl Logic for RegFile {
             self.is_cycle.next = self.sel_now.val().get_bit(6);
             self.lo_now.next = self.c_lo[n].q.val();
             // ---- Match: the registered lanes against the counter's event and filter of this
-            // cycle (10.4, 10.6; docs/behaviour.md). AllSIDManySECSID takes Non-secure, and
-            // Secure when SO = 1; the other modes take the one state FILTER_SEC_SID & SO selects.
-            self.ns_ok.next = (!self.so.val()) | self.f_mode[n].q.val().get_bit(1);
-            self.s_ok.next = self.so.val() & self.f_mode[n].q.val().get_bit(2);
+            // cycle (10.4, 10.4.2-10.4.4, 10.6; docs/behaviour.md "Accepted set").
+            self.m_now.next = self.f_mode[n].q.val();
+            self.sec_eff.next = self.m_now.val().get_bit(2) & self.so.val();
+            self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
+            self.acc.next = 0.into();
+            if self.m_now.val().get_bit(1) {
+                // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
+                // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
+                self.acc.next = 0x01u64.into();
+                if self.so.val() & ((!self.rel.val()) | self.m_now.val().get_bit(2)) {
+                    self.acc.next = self.acc.val() | 0x02u64;
+                }
+                if self.rel.val() {
+                    self.acc.next = self.acc.val() | 0x04u64;
+                    if self.rto.val() {
+                        self.acc.next = self.acc.val() | 0x08u64;
+                    }
+                    if self.sao.val() {
+                        self.acc.next = self.acc.val() | 0x10u64;
+                    }
+                }
+            } else {
+                // One state by the Rel/Sec table; {1, 1} is reserved and behaves as {0, 0}.
+                if !(self.rel.val() ^ self.sec_eff.val()) {
+                    self.acc.next = 0x01u64.into();
+                }
+                if self.sec_eff.val() & (!self.rel.val()) {
+                    self.acc.next = 0x02u64.into();
+                }
+                if self.rel.val() & (!self.sec_eff.val()) {
+                    self.acc.next = 0x04u64.into();
+                }
+            }
+            // NSP (PM = 1) counts like Non-secure, only with ROOTCR.PMO.
+            if self.pmo.val() & self.acc.val().get_bit(0) {
+                self.acc.next = self.acc.val() | 0x20u64;
+            }
+            // MPAM: the selected PARTID space (FILTER_MPAM_SP) and its MPAMIDR limits.
+            self.mval_now.next = self.f_mvalue[n].q.val();
+            if self.mpam_on.val() & self.m_now.val().get_bit(4) {
+                if (!self.m_now.val().get_bit(7)) & self.so.val() {
+                    // 0b00 / 0b10: Secure when SO = 1.
+                    self.mval_now.next = self.f_mvalue[n].q.val() | self.sp_s_word.val();
+                    self.lim_ok.next = ((!self.m_now.val().get_bit(5))
+                        | self.m_now.val().get_bit(10))
+                        & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(12));
+                } else {
+                    // Otherwise Non-secure, or Realm for 0b11 with RLO = 1 (MPAMIDR's limits).
+                    self.mval_now.next = self.f_mvalue[n].q.val() | self.sp_ns_word.val();
+                    if self.m_now.val().get_bit(7) & self.m_now.val().get_bit(8) & self.rlo.val() {
+                        self.mval_now.next = self.f_mvalue[n].q.val() | self.sp_realm_word.val();
+                    }
+                    self.lim_ok.next = ((!self.m_now.val().get_bit(5))
+                        | self.m_now.val().get_bit(9))
+                        & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(11));
+                }
+                if !self.lim_ok.val() {
+                    self.acc.next = 0.into();
+                }
+            } else {
+                self.lim_ok.next = true;
+            }
             self.filtered.next = self.filterable.val().get_bit(self.lane_bit.val().index());
+            // Non-attributable events (10.4.4) skip the filters but obey NAO/SO.
+            self.ev_ok.next = self.is_lane.val()
+                & ((!self.nonattr.val().get_bit(self.lane_bit.val().index())) | self.na_ok.val());
             self.count.next = 0.into();
             for l in 0..self.hit.len() {
                 // A dynamic bit select, not a shift: rust-hdl simulates short shifts with BigUint.
@@ -761,14 +1092,19 @@ impl Logic for RegFile {
                 // only under a match-all filter) and the security state. Branch-free, which
                 // keeps the Verilator model fast on random traffic.
                 self.hit[l].next = self.hit[l].val()
-                    & self.is_lane.val()
+                    & self.ev_ok.val()
                     & ((!self.filtered.val())
-                        | (((self.lane_nosid[l].val() & self.f_mode[n].q.val().get_bit(0))
+                        | (((self.lane_nosid[l].val() & self.m_now.val().get_bit(0))
                             | ((!self.lane_nosid[l].val())
                                 & ((self.lane_sid[l].val() & self.f_care[n].q.val())
                                     == self.f_value[n].q.val())))
-                            & ((self.lane_ns[l].val() & self.ns_ok.val())
-                                | (self.lane_s[l].val() & self.s_ok.val()))));
+                            & self.acc.val().get_bit(self.lane_sse[l].val().index())));
+                if self.mpam_on.val() {
+                    self.hit[l].next = self.hit[l].val()
+                        & ((!self.filtered.val())
+                            | ((self.lane_mpam[l].val() & self.f_mcare[n].q.val())
+                                == self.mval_now.val()));
+                }
                 self.count.next = self.count.val() + self.hit[l].val();
             }
             if self.is_cycle.val() {
@@ -779,6 +1115,8 @@ impl Logic for RegFile {
             self.f_care[n].clock.next = self.clock.val();
             self.f_value[n].clock.next = self.clock.val();
             self.f_mode[n].clock.next = self.clock.val();
+            self.f_mcare[n].clock.next = self.clock.val();
+            self.f_mvalue[n].clock.next = self.clock.val();
             // Write strobes of counter n (only a write cycle compares the index).
             self.filt_load.next = false;
             self.wr_lo.next = false;
@@ -807,15 +1145,21 @@ impl Logic for RegFile {
             self.f_care[n].d.next = self.f_care[n].q.val();
             self.f_value[n].d.next = self.f_value[n].q.val();
             self.f_mode[n].d.next = self.f_mode[n].q.val();
+            self.f_mcare[n].d.next = self.f_mcare[n].q.val();
+            self.f_mvalue[n].d.next = self.f_mvalue[n].q.val();
             if self.filt_load.val() {
                 self.f_care[n].d.next = self.filt_care.val();
                 self.f_value[n].d.next = self.filt_value.val();
                 self.f_mode[n].d.next = self.filt_mode.val();
+                self.f_mcare[n].d.next = self.filt_mcare.val();
+                self.f_mvalue[n].d.next = self.filt_m.val() & self.filt_mcare.val();
             }
             if self.rst.val() {
                 self.f_care[n].d.next = self.care_reset.val();
                 self.f_value[n].d.next = self.value_reset.val();
                 self.f_mode[n].d.next = self.mode_reset.val();
+                self.f_mcare[n].d.next = self.mcare_reset.val();
+                self.f_mvalue[n].d.next = self.mvalue_reset.val();
             }
             // ---- Counter n (10.5.2.1): two 32-bit halves with a registered carry between them,
             // so no path adds 64 bits in a cycle and the native simulation never does 64-bit
@@ -880,9 +1224,16 @@ impl Logic for RegFile {
                 | (self.wbits.val() & self.cr_wmask.val());
         }
         // SCR is Secure-only (10.5.2.12).
-        if self.wr_ok.val() & (!self.req_ns.val()) & (self.word_addr.val() == self.scr_addr.val()) {
+        if self.wr_ok.val() & (!self.req_ns.val()) & self.at_scr.val() {
             self.scr.d.next = (self.scr.q.val() & (!(self.scr_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.scr_wmask.val());
+        }
+        // ROOTCR: only a Root access writes it (10.5.2.18); RO for the others.
+        if self.wr_ok.val() & self.req_root.val() & (self.word_addr.val() == self.rootcr_addr.val())
+        {
+            self.rootcr.d.next = (self.rootcr.q.val()
+                & (!(self.rootcr_wmask.val() & self.bmask.val())))
+                | (self.wbits.val() & self.rootcr_wmask.val());
         }
         // IRQ_CTRLACK follows IRQ_CTRL at the write edge (no MSI can be outstanding yet).
         if self.wr_ok.val() & (self.word_addr.val() == self.irq_ctrl_addr.val()) {
@@ -985,8 +1336,14 @@ impl Logic for RegFile {
         if self.word_addr.val() == self.cr_addr.val() {
             self.rd_data.next = self.cr.q.val();
         }
-        if (!self.req_ns.val()) & (self.word_addr.val() == self.scr_addr.val()) {
+        if (!self.req_ns.val()) & self.at_scr.val() {
             self.rd_data.next = self.scr.q.val();
+        }
+        if self.word_addr.val() == self.rootcr_addr.val() {
+            self.rd_data.next = self.rootcr.q.val();
+        }
+        if (!self.req_ns.val()) & (self.word_addr.val() == self.s_mpamidr_addr.val()) {
+            self.rd_data.next = self.s_mpamidr_val.val();
         }
         if self.word_addr.val() == self.irq_ctrl_addr.val() {
             self.rd_data.next = self.irq_ctrl.q.val();
@@ -1061,6 +1418,7 @@ impl Logic for RegFile {
         if self.rst.val() {
             self.cr.d.next = self.cr_reset.val();
             self.scr.d.next = self.scr_reset.val();
+            self.rootcr.d.next = self.rootcr_reset.val();
             // IRQ_CTRLACK follows IRQ_CTRL, so it resets with IRQ_CTRL's value.
             self.irq_ctrl.d.next = self.irq_ctrl_reset.val();
             self.irq_ack.d.next = self.irq_ctrl_reset.val();

@@ -7,7 +7,7 @@
 //! hands off between threads on every edge (several times slower; field notes).
 
 use crate::pins::{Dut, PinInputs, PinOutputs};
-use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::config::{lane_mpam_word, PmcgConfig};
 use pmcg_hdl::top::PmcgCore;
 use rust_hdl::prelude::*;
 
@@ -84,12 +84,15 @@ impl Dut for NativeDut {
         c.pwdata.next = (inp.pwdata as u64).into();
         c.pstrb.next = (inp.pstrb as u64).into();
         c.pprot.next = (inp.pprot as u64).into();
+        c.pnse.next = inp.pnse;
         for (l, lane) in inp.lanes.iter().enumerate() {
             c.lane_valid[l].next = lane.valid;
             c.lane_events[l].next = (lane.events as u64).into();
             c.lane_sid[l].next = (lane.sid as u64).into();
             c.lane_ss[l].next = (lane.ss.code() as u64).into();
             c.lane_nosid[l].next = lane.nosid;
+            c.lane_mpam[l].next =
+                (lane_mpam_word(lane.partid, lane.pmg, lane.mpam_sp.code()) as u64).into();
         }
         c.pclk.next = Clock { clk: false };
         self.settle();

@@ -48,6 +48,14 @@ struct LanePorts {
     sid: usize,
     ss: usize,
     nosid: usize,
+    /// Present with the MPAM filter only.
+    mpam: Option<MpamPorts>,
+}
+
+struct MpamPorts {
+    partid: usize,
+    pmg: usize,
+    space: usize,
 }
 
 pub struct VerilatorDut {
@@ -61,6 +69,8 @@ pub struct VerilatorDut {
     pwdata: usize,
     pstrb: usize,
     pprot: usize,
+    /// Present with Realm only.
+    pnse: Option<usize>,
     prdata: usize,
     pready: usize,
     pslverr: usize,
@@ -88,6 +98,15 @@ impl VerilatorDut {
                     sid: port(&format!("LANE{l}_SID"))?,
                     ss: port(&format!("LANE{l}_SS"))?,
                     nosid: port(&format!("LANE{l}_NOSID"))?,
+                    mpam: if cfg.mpam_filter {
+                        Some(MpamPorts {
+                            partid: port(&format!("LANE{l}_PARTID"))?,
+                            pmg: port(&format!("LANE{l}_PMG"))?,
+                            space: port(&format!("LANE{l}_MPAM_SP"))?,
+                        })
+                    } else {
+                        None
+                    },
                 })
             })
             .collect::<Result<Vec<_>, VdutError>>()?;
@@ -101,6 +120,7 @@ impl VerilatorDut {
             pwdata: port("PWDATA")?,
             pstrb: port("PSTRB")?,
             pprot: port("PPROT")?,
+            pnse: if cfg.realm { Some(port("PNSE")?) } else { None },
             prdata: port("PRDATA")?,
             pready: port("PREADY")?,
             pslverr: port("PSLVERR")?,
@@ -134,12 +154,20 @@ impl Dut for VerilatorDut {
         m.set(self.pwdata, inp.pwdata as u64);
         m.set(self.pstrb, inp.pstrb as u64);
         m.set(self.pprot, inp.pprot as u64);
+        if let Some(pnse) = self.pnse {
+            m.set(pnse, inp.pnse as u64);
+        }
         for (ports, lane) in self.lanes.iter().zip(&inp.lanes) {
             m.set(ports.valid, lane.valid as u64);
             m.set(ports.events, lane.events as u64);
             m.set(ports.sid, lane.sid as u64);
             m.set(ports.ss, lane.ss.code() as u64);
             m.set(ports.nosid, lane.nosid as u64);
+            if let Some(mp) = &ports.mpam {
+                m.set(mp.partid, lane.partid as u64);
+                m.set(mp.pmg, lane.pmg as u64);
+                m.set(mp.space, lane.mpam_sp.code() as u64);
+            }
         }
         // The inputs and the rising edge in one evaluation: Verilator settles the logic that
         // depends on the inputs before the edge's flip-flops sample it.

@@ -5,8 +5,11 @@
 //!   smmu_pmcg (this wrapper, ANSI ports)             smmu_pmcg_core (rust-hdl)
 //!   PCLK PRESETn PSEL PENABLE PWRITE PADDR ...  ───►  pclk presetn psel penable ...
 //!   LANE<l>_VALID  LANE<l>_EVENTS[E-1:0]        ───►  lane_valid$l lane_events$l[31:0] (zero-extended)
-//!   LANE<l>_SID[S-1:0] LANE<l>_SS[1:0]          ───►  lane_sid$l[31:0] lane_ss$l
+//!   PNSE (Realm only; else tied 0)              ───►  pnse
+//!   LANE<l>_SID[S-1:0] LANE<l>_SS[2:0]          ───►  lane_sid$l[31:0] lane_ss$l
 //!   LANE<l>_NOSID                               ───►  lane_nosid$l
+//!   LANE<l>_PARTID[15:0] LANE<l>_PMG[7:0]
+//!   LANE<l>_MPAM_SP[1:0] (MPAM filter only)     ───►  lane_mpam$l = {6'b0, SP, PMG, PARTID}
 //!   IRQ                                         ◄───  irq
 //! ```
 //! E = number of lane events of the configuration, S = `sid_bits`. The wrapper is pure wiring.
@@ -72,6 +75,17 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
             "pprot",
             "APB protection; PPROT[1]=1 is a Non-secure access",
         ),
+    ];
+    if cfg.realm {
+        p.push(port(
+            "PNSE",
+            In,
+            1,
+            "pnse",
+            "APB5 PNSE: {PNSE, PPROT[1]} 00 Secure, 01 Non-secure, 10 Root, 11 Realm",
+        ));
+    }
+    p.extend([
         port(
             "PRDATA",
             Out,
@@ -100,7 +114,7 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
             "irq",
             "wired interrupt: one-cycle pulse per qualifying overflow edge",
         ),
-    ];
+    ]);
     let events = cfg.lane_event_ids().len() as u32;
     for l in 0..cfg.lanes {
         p.push(port(
@@ -127,9 +141,9 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
         p.push(port(
             format!("LANE{l}_SS"),
             In,
-            2,
+            3,
             format!("lane_ss${l}"),
-            "security state: 0 Non-secure, 1 Secure, 2 Realm",
+            "security state: 0 NS, 1 S, 2 Realm, 3 Root, 4 SA, 5 NSP",
         ));
         p.push(port(
             format!("LANE{l}_NOSID"),
@@ -138,8 +152,51 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
             format!("lane_nosid${l}"),
             "NoStreamID access (10.4.2): SID ignored, SS is its PA space's state",
         ));
+        if cfg.mpam_filter {
+            // Packed into lane_mpam$l by `core_connections`.
+            p.push(port(
+                format!("LANE{l}_PARTID"),
+                In,
+                16,
+                "",
+                "MPAM PARTID of the traffic",
+            ));
+            p.push(port(
+                format!("LANE{l}_PMG"),
+                In,
+                8,
+                "",
+                "MPAM PMG of the traffic",
+            ));
+            p.push(port(
+                format!("LANE{l}_MPAM_SP"),
+                In,
+                2,
+                "",
+                "MPAM PARTID space: 0 Secure, 1 Non-secure, 2 Root, 3 Realm",
+            ));
+        }
     }
     p
+}
+
+/// Core inputs that are not one wrapper port each: (core port, Verilog expression). PNSE is
+/// tied off without Realm; each lane's MPAM labels are packed (`config::lane_mpam_word`), or 0
+/// without the MPAM filter.
+pub fn core_connections(cfg: &PmcgConfig) -> Vec<(String, String)> {
+    let mut c = Vec::new();
+    if !cfg.realm {
+        c.push(("pnse".to_string(), "1'b0".to_string()));
+    }
+    for l in 0..cfg.lanes {
+        let expr = if cfg.mpam_filter {
+            format!("{{6'b0, LANE{l}_MPAM_SP, LANE{l}_PMG, LANE{l}_PARTID}}")
+        } else {
+            "32'b0".to_string()
+        };
+        c.push((format!("lane_mpam${l}"), expr));
+    }
+    c
 }
 
 /// Width of each core port the wrapper drives (rust-hdl's fixed widths).
@@ -147,7 +204,7 @@ fn core_width(core: &str) -> u32 {
     if core.starts_with("lane_events$") || core.starts_with("lane_sid$") {
         LANE_EVENT_BITS
     } else if core.starts_with("lane_ss$") {
-        2
+        3
     } else {
         0 // same as the wrapper port
     }
@@ -181,8 +238,9 @@ pub fn wrapper_verilog(cfg: &PmcgConfig, top: &str, core: &str) -> String {
     }
     v.push_str(");\n");
     v.push_str(&format!("    {core} core (\n"));
-    let conns: Vec<String> = ports
+    let mut conns: Vec<String> = ports
         .iter()
+        .filter(|p| !p.core.is_empty())
         .map(|p| {
             let cw = core_width(&p.core);
             let expr = if cw > p.width {
@@ -193,6 +251,11 @@ pub fn wrapper_verilog(cfg: &PmcgConfig, top: &str, core: &str) -> String {
             format!("        .{}({})", p.core, expr)
         })
         .collect();
+    conns.extend(
+        core_connections(cfg)
+            .into_iter()
+            .map(|(core, expr)| format!("        .{core}({expr})")),
+    );
     v.push_str(&conns.join(",\n"));
     v.push_str("\n    );\nendmodule\n");
     v
