@@ -31,7 +31,11 @@ fn write_tmp(name: &str, cfg: &PmcgConfig) -> PathBuf {
 }
 
 fn lint_configs() -> Vec<(&'static str, PmcgConfig)> {
-    common::configs()
+    let mut c = common::configs();
+    // The Realm and MPAM ports and logic (PNSE, lane MPAM labels) exist only there.
+    let realm = common::named_config("6x32 realm mpam 3 lanes");
+    c.push(("realm-mpam", realm.1)); // no spaces: the name is part of a file path
+    c
 }
 
 #[test]

@@ -1023,37 +1023,50 @@ impl Logic for RegFile {
             self.sec_eff.next = self.m_now.val().get_bit(2) & self.so.val();
             self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
             self.acc.next = 0.into();
-            if self.m_now.val().get_bit(1) {
-                // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
-                // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
-                self.acc.next = 0x01u64.into();
-                if self.so.val() & ((!self.rel.val()) | self.m_now.val().get_bit(2)) {
-                    self.acc.next = self.acc.val() | 0x02u64;
+            if self.realm_impl.val() {
+                if self.m_now.val().get_bit(1) {
+                    // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
+                    // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
+                    self.acc.next = 0x01u64.into();
+                    if self.so.val() & ((!self.rel.val()) | self.m_now.val().get_bit(2)) {
+                        self.acc.next = self.acc.val() | 0x02u64;
+                    }
+                    if self.rel.val() {
+                        self.acc.next = self.acc.val() | 0x04u64;
+                        if self.rto.val() {
+                            self.acc.next = self.acc.val() | 0x08u64;
+                        }
+                        if self.sao.val() {
+                            self.acc.next = self.acc.val() | 0x10u64;
+                        }
+                    }
+                } else {
+                    // One state by the Rel/Sec table; {1, 1} is reserved and behaves as {0, 0}.
+                    if !(self.rel.val() ^ self.sec_eff.val()) {
+                        self.acc.next = 0x01u64.into();
+                    }
+                    if self.sec_eff.val() & (!self.rel.val()) {
+                        self.acc.next = 0x02u64.into();
+                    }
+                    if self.rel.val() & (!self.sec_eff.val()) {
+                        self.acc.next = 0x04u64.into();
+                    }
                 }
-                if self.rel.val() {
-                    self.acc.next = self.acc.val() | 0x04u64;
-                    if self.rto.val() {
-                        self.acc.next = self.acc.val() | 0x08u64;
-                    }
-                    if self.sao.val() {
-                        self.acc.next = self.acc.val() | 0x10u64;
-                    }
+                // NSP (PM = 1) counts like Non-secure, only with ROOTCR.PMO.
+                if self.pmo.val() & self.acc.val().get_bit(0) {
+                    self.acc.next = self.acc.val() | 0x20u64;
                 }
             } else {
-                // One state by the Rel/Sec table; {1, 1} is reserved and behaves as {0, 0}.
-                if !(self.rel.val() ^ self.sec_eff.val()) {
-                    self.acc.next = 0x01u64.into();
+                // Without Realm (RLO, RTO, SAO, PMO are 0) the same rules reduce to the Secure
+                // state's: AllSIDManySECSID takes NS, and S with SO; the others one state.
+                // (A separate branch only to spare the native simulation the work.)
+                self.acc.next = 0x01u64.into();
+                if self.m_now.val().get_bit(1) & self.so.val() {
+                    self.acc.next = 0x03u64.into();
                 }
-                if self.sec_eff.val() & (!self.rel.val()) {
+                if (!self.m_now.val().get_bit(1)) & self.sec_eff.val() {
                     self.acc.next = 0x02u64.into();
                 }
-                if self.rel.val() & (!self.sec_eff.val()) {
-                    self.acc.next = 0x04u64.into();
-                }
-            }
-            // NSP (PM = 1) counts like Non-secure, only with ROOTCR.PMO.
-            if self.pmo.val() & self.acc.val().get_bit(0) {
-                self.acc.next = self.acc.val() | 0x20u64;
             }
             // MPAM: the selected PARTID space (FILTER_MPAM_SP) and its MPAMIDR limits.
             self.mval_now.next = self.f_mvalue[n].q.val();

@@ -52,7 +52,7 @@ pub fn configs() -> Vec<(&'static str, PmcgConfig)> {
 /// Corner configurations of the differential sweep (tests/differential.rs); tests that need the
 /// same corner take it by name so that its Verilator model is built once.
 pub fn corner_configs() -> Vec<(&'static str, PmcgConfig)> {
-    let corners: [(&str, &[&str]); 5] = [
+    let corners: [(&str, &[&str]); 7] = [
         (
             "1x64 sid1",
             &["counters=1", "counter_bits=64", "sid_bits=1", "capture=off"],
@@ -94,6 +94,33 @@ pub fn corner_configs() -> Vec<(&'static str, PmcgConfig)> {
                 "counter_bits=44",
                 "sid_filter=global",
                 "impdef=0x1234",
+            ],
+        ),
+        (
+            "6x32 realm mpam 3 lanes",
+            &[
+                "counters=6",
+                "counter_bits=32",
+                "lanes=3",
+                "sid_bits=12",
+                "realm=on",
+                "mpam_filter=on",
+                "impdef=0x80,0x81,0x82",
+                "impdef_global=0x81",
+                "impdef_nonattr=0x82",
+            ],
+        ),
+        (
+            "4x36 mpam global no-secure",
+            &[
+                "counters=4",
+                "counter_bits=36",
+                "secure=off",
+                "mpam_filter=on",
+                "sid_filter=global",
+                "sid_bits=28",
+                "impdef=0x90",
+                "impdef_nonattr=0x90",
             ],
         ),
     ];
