@@ -5,6 +5,7 @@
 //!   pins::Driver ──► dyn Dut ──┬─ native::NativeDut   (RustHDL simulate())
 //!                              └─ vdut::VerilatorDut  (emitted Verilog via verilator::VerilatedModel)
 //! ```
+pub mod axi;
 pub mod checked;
 pub mod model;
 pub mod native;

@@ -1180,6 +1180,7 @@ impl Dut for Model {
             pready: true,
             pslverr: false,
             irq: self.irq,
+            ..Default::default()
         };
         if self.rst_q {
             self.reset(); // registered synchronous reset: nothing else happens at this edge

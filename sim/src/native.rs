@@ -103,6 +103,7 @@ impl Dut for NativeDut {
             pready: c.pready.val(),
             pslverr: c.pslverr.val(),
             irq: c.irq.val(),
+            ..Default::default()
         };
         self.core.pclk.next = Clock { clk: true };
         self.settle();

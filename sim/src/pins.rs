@@ -146,6 +146,13 @@ pub struct PinInputs {
     pub pnse: bool,
     /// One entry per configured lane (`cfg.lanes`).
     pub lanes: Vec<LaneIn>,
+    /// MSI AXI4-Lite write master inputs (with `msi = on`; docs/behaviour.md "MSI write master").
+    pub awready: bool,
+    pub wready: bool,
+    pub bvalid: bool,
+    pub bresp: u8,
+    /// External capture request (4-phase with `capt_ack`; with `capture = on`).
+    pub capt_req: bool,
 }
 
 impl PinInputs {
@@ -162,6 +169,11 @@ impl PinInputs {
             pprot: 0,
             pnse: false,
             lanes: vec![LaneIn::default(); lanes],
+            awready: false,
+            wready: false,
+            bvalid: false,
+            bresp: 0,
+            capt_req: false,
         }
     }
 }
@@ -174,6 +186,21 @@ pub struct PinOutputs {
     pub pslverr: bool,
     /// Wired interrupt: a one-cycle pulse per qualifying overflow edge.
     pub irq: bool,
+    /// MSI AXI4-Lite write master (0 without MSI).
+    pub awvalid: bool,
+    pub awaddr: u64,
+    pub awprot: u8,
+    pub wvalid: bool,
+    pub wdata: u32,
+    pub wstrb: u8,
+    pub bready: bool,
+    /// IRQ_CFG2.MEMATTR and SH for the MSI (sidebands; 0 without MSI).
+    pub msi_memattr: u8,
+    pub msi_sh: u8,
+    /// External capture acknowledge (0 without capture).
+    pub capt_ack: bool,
+    /// Per-counter overflow pulses (bit n: counter n overflowed at the previous edge).
+    pub ovf_export: u64,
 }
 
 /// A simulated PMCG at pin level.
@@ -217,6 +244,8 @@ impl Access {
     }
 }
 
+pub use crate::axi::MsiResponder;
+
 /// Called with (cycle, inputs, outputs) after every cycle.
 pub type Observer = Box<dyn FnMut(u64, &PinInputs, &PinOutputs)>;
 
@@ -232,6 +261,10 @@ pub struct Driver<D: Dut> {
     pub irq_pulses: u64,
     /// Called with (cycle, inputs, outputs) after every cycle when set (tracing, lock-step).
     pub observer: Option<Observer>,
+    /// The AXI4-Lite slave that answers MSI writes (always ready, OKAY, by default).
+    pub msi: MsiResponder,
+    /// The level driven on the external capture request.
+    pub capt_req: bool,
 }
 
 impl<D: Dut> Driver<D> {
@@ -242,6 +275,8 @@ impl<D: Dut> Driver<D> {
             cycle: 0,
             irq_pulses: 0,
             observer: None,
+            msi: MsiResponder::default(),
+            capt_req: false,
         }
     }
 
@@ -253,7 +288,10 @@ impl<D: Dut> Driver<D> {
     /// Steps one cycle with the given bus signals and the held lane inputs.
     pub fn step_with(&mut self, mut inp: PinInputs) -> PinOutputs {
         inp.lanes.clone_from(&self.lanes);
+        inp.capt_req = self.capt_req;
+        self.msi.drive(&mut inp);
         let out = self.dut.step(&inp);
+        self.msi.observe(self.cycle, &out);
         if out.irq {
             self.irq_pulses += 1;
         }

@@ -10,6 +10,7 @@
 //! carry or an overflow, all-ones bitmaps, events that are supported, unsupported and cycles,
 //! Secure and Non-secure accesses, NSRA toggles, partial strobes.
 
+use crate::axi::MsiResponder;
 use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::{offset, RegId, RegisterMap};
@@ -64,6 +65,8 @@ pub struct Stimulus {
     chase: Option<(u64, Chase)>,
     /// The high-word read that follows a chased low-word read.
     follow_read: Option<u32>,
+    /// The level on the external capture request.
+    capt_req: bool,
 }
 
 impl Stimulus {
@@ -141,6 +144,7 @@ impl Stimulus {
             now: 0,
             chase: None,
             follow_read: None,
+            capt_req: false,
         }
     }
 
@@ -285,11 +289,18 @@ impl Stimulus {
     pub fn next_inputs(&mut self) -> PinInputs {
         self.now += 1;
         self.step_lanes();
+        // The external capture request: a level that changes now and then (any pattern is
+        // legal input; the 4-phase discipline is the requester's).
+        if self.rng.gen_range(0..100) < 3 {
+            self.capt_req = !self.capt_req;
+        }
         let mut inp = PinInputs::idle(self.lanes.len());
         inp.lanes.clone_from(&self.lanes);
+        inp.capt_req = self.capt_req;
         if let Some(mut setup) = self.pending.take() {
             setup.penable = true;
             setup.lanes.clone_from(&self.lanes);
+            setup.capt_req = self.capt_req;
             return setup;
         }
         if self.rng.gen_range(0..100_000) < self.reset_rate {
@@ -407,13 +418,20 @@ impl std::fmt::Display for Mismatch {
 }
 
 /// Counts of what a lock-step run exercised (to check a run was not vacuous).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct LockstepStats {
     pub cycles: u64,
     pub reads: u64,
     pub nonzero_reads: u64,
     pub writes: u64,
     pub irq_pulses: u64,
+    /// MSI writes completed by the random AXI slave, and those answered with an error.
+    pub msi_writes: u64,
+    pub msi_errors: u64,
+    /// Cycles with CAPT_ACK high.
+    pub capt_ack_cycles: u64,
+    /// AXI protocol violations of the MSI master (must be empty).
+    pub msi_violations: Vec<String>,
 }
 
 /// Steps every backend with the same `cycles` cycles of stimulus (after a reset cycle) and
@@ -426,13 +444,17 @@ pub fn lockstep(
 ) -> Result<LockstepStats, Box<Mismatch>> {
     let mut stim = Stimulus::new(cfg, seed);
     let mut stats = LockstepStats::default();
+    // A random AXI slave on the MSI master: delays 0-40 cycles, 10% error responses. It answers
+    // from the reference's outputs (all backends' outputs are equal, or the run stops).
+    let mut msi = MsiResponder::random(seed ^ 0x4d53_4921, 40, 100);
     let reset = stim.reset_inputs();
     for cycle in 0..=cycles {
-        let inp = if cycle == 0 {
+        let mut inp = if cycle == 0 {
             reset.clone()
         } else {
             stim.next_inputs()
         };
+        msi.drive(&mut inp);
         let mut outs = Vec::with_capacity(duts.len());
         for d in duts.iter_mut() {
             outs.push(d.step(&inp));
@@ -459,7 +481,14 @@ pub fn lockstep(
         if outs[0].irq {
             stats.irq_pulses += 1;
         }
+        if outs[0].capt_ack {
+            stats.capt_ack_cycles += 1;
+        }
+        msi.observe(cycle, &outs[0]);
         stats.cycles += 1;
     }
+    stats.msi_writes = msi.completed.len() as u64;
+    stats.msi_errors = msi.completed.iter().filter(|w| w.resp != 0).count() as u64;
+    stats.msi_violations = msi.violations;
     Ok(stats)
 }

@@ -145,6 +145,7 @@ impl Dut for VerilatorDut {
             pready: m.get(self.pready) != 0,
             pslverr: m.get(self.pslverr) != 0,
             irq: m.get(self.irq) != 0,
+            ..Default::default()
         };
         m.set(self.presetn, inp.presetn as u64);
         m.set(self.psel, inp.psel as u64);
