@@ -263,6 +263,16 @@ fn timing_measures_the_documented_latencies() {
             "{backend}: {table}"
         );
         assert!(row("SMR write").contains("| k = 0 |"), "{backend}: {table}");
+        // docs/behaviour.md "MSI write master" and "Capture": AWVALID in the cycle after the
+        // overflow edge; a CAPR capture visible to the next access.
+        assert!(
+            row("counter overflow (edge t) → MSI AWVALID").contains("| k = 1 |"),
+            "{backend}: {table}"
+        );
+        assert!(
+            row("CAPR write").contains("| visible |"),
+            "{backend}: {table}"
+        );
         assert!(
             row("APB read wait states").contains("| 0 |"),
             "{backend}: {table}"

@@ -87,7 +87,17 @@ fn allowed_warning(line: &str) -> bool {
         .unwrap_or("");
     match category {
         "WIDTH" | "DECLFILENAME" | "UNOPTFLAT" => true,
-        "UNUSEDSIGNAL" => line.contains("'pprot'[2,0]"),
+        // PPROT[2,0]: only PPROT[1] matters. BRESP[0]: only BRESP[1] tells an error (SLVERR,
+        // DECERR) from OKAY/EXOKAY. core_*: the wrapper's wires for the core's fixed-width
+        // outputs, of which a configuration uses a slice (AWADDR's pa_bits, IRQ_CFG2's MEMATTR
+        // and SH, one export bit per counter) or none (the MSI and capture outputs of a
+        // configuration without them).
+        "UNUSEDSIGNAL" => {
+            line.contains("'pprot'[2,0]")
+                || line.contains("'bresp'[0]")
+                || line.contains("of signal are not used: 'core_")
+                || line.contains("Signal is not used: 'core_")
+        }
         _ => false,
     }
 }

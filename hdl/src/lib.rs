@@ -3,14 +3,17 @@
 //!
 //! ```text
 //!            ┌──────────────────────────── PmcgCore (top.rs) ────────────────────────┐
-//!  APB4 ────►│ ApbCompleter (apb.rs) ──registered request──► RegFile (regfile.rs):   │──► irq
+//!  APB4 ────►│ ApbCompleter (apb.rs) ──registered request──► RegFile (regfile.rs):   │──► irq, export
 //!            │                       ◄──────── rd_data ───── registers, match and    │
-//!  lanes ───►│ lane registers (the match stage) ──────────────► filter, counter bank │
+//!  lanes ───►│ lane registers (the match stage) ──────────────► filter, counter bank,│
+//!  CAPT_REQ ►│ capture request register ──────────────────────► capture bank        │──► CAPT_ACK
+//!  AXI B/RDY►│ MsiMaster (msi.rs) ◄── issue, payload ── RegFile; busy, ACK, ABT ──►   │──► AXI AW/W
 //!            └───────────────────────────────────────────────────────────────────────┘
 //! ```
 pub mod apb;
 pub mod bitpack;
 pub mod config;
+pub mod msi;
 pub mod regfile;
 pub mod regmap;
 pub mod top;

@@ -53,9 +53,28 @@ pub struct RegFile {
     pub lane_nosid: Vec<Signal<In, Bit>>,
     /// {PARTID space [25:24], PMG [23:16], PARTID [15:0]} (`lane_mpam_word`; MPAM filter only).
     pub lane_mpam: Vec<Signal<In, Bits<32>>>,
+    /// The external capture request, registered by the top block.
+    pub capt_req: Signal<In, Bit>,
+    /// From the MSI master (registers): an MSI is outstanding, IRQ_CTRLACK.IRQEN, IRQ_ABT.
+    pub msi_busy: Signal<In, Bit>,
+    pub irq_ack: Signal<In, Bit>,
+    pub irq_abt: Signal<In, Bit>,
     /// Read data of the access cycle (0 when `req_rd` is 0).
     pub rd_data: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
+    /// To the MSI master: issue at this edge, the payload (IRQ_CFG0 words, IRQ_CFG1, AWPROT) and
+    /// IRQ_CTRL.IRQEN after this edge.
+    pub msi_issue: Signal<Out, Bit>,
+    pub msi_addr_lo: Signal<Out, Bits<32>>,
+    pub msi_addr_hi: Signal<Out, Bits<32>>,
+    pub msi_data: Signal<Out, Bits<32>>,
+    pub msi_prot: Signal<Out, Bits<3>>,
+    pub irqen_next: Signal<Out, Bit>,
+    /// IRQ_CFG2 (its MEMATTR and SH are the MSI sidebands).
+    pub msi_attr: Signal<Out, Bits<32>>,
+    pub capt_ack: Signal<Out, Bit>,
+    /// Per-counter overflow pulses, one cycle after the overflow edge.
+    pub ovf_export: Signal<Out, Bits<64>>,
     /// Counter n: low word, high word, a carry not yet added to the high word, EVTYPERn, SMRn,
     /// and EVTYPERn's event decode (`event_sel` layout).
     c_lo: Vec<DFF<Bits<32>>>,
@@ -174,7 +193,6 @@ pub struct RegFile {
     scr: DFF<Bits<32>>,
     rootcr: DFF<Bits<32>>,
     irq_ctrl: DFF<Bits<32>>,
-    irq_ack: DFF<Bits<32>>,
     cfg0: DFF<Bits<32>>,
     cfg0_hi: DFF<Bits<32>>,
     cfg1: DFF<Bits<32>>,
@@ -186,6 +204,35 @@ pub struct RegFile {
     snap_addr: DFF<Bits<32>>,
     snap_valid: DFF<Bit>,
     irq_r: DFF<Bit>,
+    /// An MSI is pending (docs/behaviour.md "MSI write master").
+    msi_pend: DFF<Bit>,
+    capt_ack_r: DFF<Bit>,
+    export_r: DFF<Bits<64>>,
+    /// Shadow values (10.5.2.3), kept like the counters: low word, high word, pending carry.
+    s_lo: Vec<DFF<Bits<32>>>,
+    s_hi: Vec<DFF<Bits<32>>>,
+    s_pend: Vec<DFF<Bit>>,
+    capture_impl: Constant<Bit>,
+    msi_impl: Constant<Bit>,
+    capr_addr: Constant<Bits<32>>,
+    ovfcap_mask: Constant<Bits<32>>,
+    nsmsi_mask: Constant<Bits<32>>,
+    irq_status_addr: Constant<Bits<32>>,
+    abt_mask: Constant<Bits<32>>,
+    svr_base: Constant<Bits<32>>,
+    svr_region: Constant<Bits<32>>,
+    ctrl_next: Signal<Local, Bits<32>>,
+    irq_en: Signal<Local, Bit>,
+    qual: Signal<Local, Bit>,
+    msi_want: Signal<Local, Bit>,
+    ovfcap_any: Signal<Local, Bit>,
+    cap_now: Signal<Local, Bit>,
+    svr_rel: Signal<Local, Bits<32>>,
+    svr_in: Signal<Local, Bit>,
+    sel_slo: Signal<Local, Bits<32>>,
+    sel_shi: Signal<Local, Bits<32>>,
+    sel_spend: Signal<Local, Bit>,
+    shi_eff: Signal<Local, Bits<32>>,
     // Decode.
     word_addr: Signal<Local, Bits<32>>,
     /// The word is SCR or its alias.
@@ -734,7 +781,6 @@ impl RegFile {
             scr: Default::default(),
             rootcr: Default::default(),
             irq_ctrl: Default::default(),
-            irq_ack: Default::default(),
             cfg0: Default::default(),
             cfg0_hi: Default::default(),
             cfg1: Default::default(),
@@ -746,6 +792,46 @@ impl RegFile {
             snap_addr: Default::default(),
             snap_valid: Default::default(),
             irq_r: Default::default(),
+            msi_pend: Default::default(),
+            capt_ack_r: Default::default(),
+            export_r: Default::default(),
+            s_lo: (0..n).map(|_| Default::default()).collect(),
+            s_hi: (0..n).map(|_| Default::default()).collect(),
+            s_pend: (0..n).map(|_| Default::default()).collect(),
+            capture_impl: Constant::new(cfg.capture),
+            msi_impl: Constant::new(cfg.msi),
+            capr_addr: c32(addr(RegId::Capr)),
+            ovfcap_mask: c32(map.field_mask(RegId::Evtyper(0), "OVFCAP")),
+            nsmsi_mask: c32(map.field_mask(RegId::Scr, "NSMSI")),
+            irq_status_addr: c32(addr(RegId::IrqStatus)),
+            abt_mask: c32(map.field_mask(RegId::IrqStatus, "IRQ_ABT")),
+            svr_base: c32(map.array_base(RegId::Svr(0)) as u64),
+            svr_region: c32(!(map.array_extent(RegId::Svr(0)) as u64 - 1) & 0xFFFF_FFFF),
+            ctrl_next: Default::default(),
+            irq_en: Default::default(),
+            qual: Default::default(),
+            msi_want: Default::default(),
+            ovfcap_any: Default::default(),
+            cap_now: Default::default(),
+            svr_rel: Default::default(),
+            svr_in: Default::default(),
+            sel_slo: Default::default(),
+            sel_shi: Default::default(),
+            sel_spend: Default::default(),
+            shi_eff: Default::default(),
+            capt_req: Default::default(),
+            msi_busy: Default::default(),
+            irq_ack: Default::default(),
+            irq_abt: Default::default(),
+            msi_issue: Default::default(),
+            msi_addr_lo: Default::default(),
+            msi_addr_hi: Default::default(),
+            msi_data: Default::default(),
+            msi_prot: Default::default(),
+            irqen_next: Default::default(),
+            msi_attr: Default::default(),
+            capt_ack: Default::default(),
+            ovf_export: Default::default(),
             word_addr: Default::default(),
             at_scr: Default::default(),
             blocked: Default::default(),
@@ -783,8 +869,8 @@ impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, cr, scr, rootcr, irq_ctrl, irq_ack, cfg0, cfg0_hi, cfg1, cfg2, cnten,
-            inten, ovs, snap, snap_addr, snap_valid, irq_r
+            self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
+            snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
@@ -823,6 +909,11 @@ impl Logic for RegFile {
         self.evc_hiword.next = self.wide.val() & self.word_addr.val().get_bit(2);
         self.evc_in.next = ((self.word_addr.val() & self.evc_region.val()) == self.evc_base.val())
             & (self.evc_rel.val() < self.evc_lim.val());
+        // SVRn: the same strides and extent as EVCNTRn (10.5.1).
+        self.svr_rel.next = self.word_addr.val() & self.evc_rel_mask.val();
+        self.svr_in.next = self.capture_impl.val()
+            & ((self.word_addr.val() & self.svr_region.val()) == self.svr_base.val())
+            & (self.svr_rel.val() < self.evc_lim.val());
         self.evt_rel.next = self.word_addr.val() & self.evt_offset.val();
         self.evt_in.next = ((self.word_addr.val() & self.evt_region.val()) == self.evt_base.val())
             & (self.evt_rel.val() < self.evt_lim.val());
@@ -836,6 +927,9 @@ impl Logic for RegFile {
         self.sel_pend.next = false;
         self.sel_evtyper.next = 0.into();
         self.sel_smr.next = 0.into();
+        self.sel_slo.next = 0.into();
+        self.sel_shi.next = 0.into();
+        self.sel_spend.next = false;
         if self.req_rd.val() | self.req_wr.val() {
             for n in 0..self.c_lo.len() {
                 if self.evc_rel.val() == self.evc_key[n].val() {
@@ -849,9 +943,15 @@ impl Logic for RegFile {
                 if self.smr_rel.val() == self.arr_key[n].val() {
                     self.sel_smr.next = self.c_smr[n].q.val();
                 }
+                if self.svr_rel.val() == self.evc_key[n].val() {
+                    self.sel_slo.next = self.s_lo[n].q.val();
+                    self.sel_shi.next = self.s_hi[n].q.val();
+                    self.sel_spend.next = self.s_pend[n].q.val();
+                }
             }
         }
         self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
+        self.shi_eff.next = (self.sel_shi.val() + self.sel_spend.val()) & self.hi_max.val();
         // Counter-bank write data, merged with the old value per PSTRB.
         // (used in the access cycle, so steered by the decode registered in the setup cycle)
         self.ctr_wdata.next = self.wbits.val();
@@ -1000,6 +1100,7 @@ impl Logic for RegFile {
         }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
+        self.ovfcap_any.next = false;
         for n in 0..self.c_lo.len() {
             self.c_lo[n].clock.next = self.clock.val();
             self.c_hi[n].clock.next = self.clock.val();
@@ -1229,8 +1330,39 @@ impl Logic for RegFile {
             }
             self.c_lo[n].d.next = self.lo_next.val();
             self.ovf_pack.bits[n].next = self.ovf.val();
+            // 10.2.1: an overflow of a counter with EVTYPERn.OVFCAP = 1 triggers a capture.
+            self.ovfcap_any.next = self.ovfcap_any.val()
+                | (self.ovf.val() & (self.c_evtyper[n].q.val() & self.ovfcap_mask.val()).any());
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
+        // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. Every
+        // SVRn takes its counter's value after this edge (the counters' d inputs). ------------
+        self.capt_ack_r.d.next = self.capture_impl.val() & self.capt_req.val();
+        self.cap_now.next = self.capture_impl.val()
+            & ((self.wr_ok.val()
+                & (self.word_addr.val() == self.capr_addr.val())
+                & self.wbits.val().get_bit(0))
+                | (self.capt_req.val() & (!self.capt_ack_r.q.val()))
+                | self.ovfcap_any.val());
+        for n in 0..self.s_lo.len() {
+            self.s_lo[n].clock.next = self.clock.val();
+            self.s_hi[n].clock.next = self.clock.val();
+            self.s_pend[n].clock.next = self.clock.val();
+            self.s_lo[n].d.next = self.s_lo[n].q.val();
+            self.s_hi[n].d.next = self.s_hi[n].q.val();
+            self.s_pend[n].d.next = self.s_pend[n].q.val();
+            if self.cap_now.val() {
+                self.s_lo[n].d.next = self.c_lo[n].d.val();
+                self.s_hi[n].d.next = self.c_hi[n].d.val();
+                self.s_pend[n].d.next = self.c_pend[n].d.val();
+            }
+            if self.rst.val() {
+                self.s_lo[n].d.next = 0.into();
+                self.s_hi[n].d.next = 0.into();
+                self.s_pend[n].d.next = false;
+            }
+        }
+        self.export_r.d.next = self.ovf_vec.val();
         // ---- Control registers (writable bits and resets from the register map) ----------------
         if self.wr_ok.val() & (self.word_addr.val() == self.cr_addr.val()) {
             self.cr.d.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
@@ -1248,18 +1380,21 @@ impl Logic for RegFile {
                 & (!(self.rootcr_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.rootcr_wmask.val());
         }
-        // IRQ_CTRLACK follows IRQ_CTRL at the write edge (no MSI can be outstanding yet).
+        // IRQ_CTRL; the MSI master derives IRQ_CTRLACK from its value after this edge.
+        self.ctrl_next.next = self.irq_ctrl.q.val();
         if self.wr_ok.val() & (self.word_addr.val() == self.irq_ctrl_addr.val()) {
-            self.irq_ctrl.d.next = (self.irq_ctrl.q.val()
-                & (!(self.irq_ctrl_wmask.val() & self.bmask.val())))
-                | (self.wbits.val() & self.irq_ctrl_wmask.val());
-            self.irq_ack.d.next = (self.irq_ctrl.q.val()
+            self.ctrl_next.next = (self.irq_ctrl.q.val()
                 & (!(self.irq_ctrl_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.irq_ctrl_wmask.val());
         }
+        if self.rst.val() {
+            self.ctrl_next.next = self.irq_ctrl_reset.val();
+        }
+        self.irq_ctrl.d.next = self.ctrl_next.val();
+        self.irqen_next.next = (self.ctrl_next.val() & self.irqen_mask.val()).any();
         // IRQ_CFG0/1/2 are Guarded by IRQ_CTRL.IRQEN and IRQ_CTRLACK.IRQEN (10.5.2.21-23).
-        self.guarded.next =
-            ((self.irq_ctrl.q.val() | self.irq_ack.q.val()) & self.irqen_mask.val()).any();
+        self.irq_en.next = (self.irq_ctrl.q.val() & self.irqen_mask.val()).any();
+        self.guarded.next = self.irq_en.val() | self.irq_ack.val();
         if self.wr_ok.val() & (!self.guarded.val()) {
             if self.word_addr.val() == self.cfg0_addr.val() {
                 self.cfg0.d.next = (self.cfg0.q.val()
@@ -1320,9 +1455,32 @@ impl Logic for RegFile {
         if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_hi_addr.val()) {
             self.ovs.d.next = (self.ovs.q.val() & (!self.w64_hi.val())) | self.ovf_vec.val();
         }
-        // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set.
-        self.irq_r.d.next = (self.irq_ctrl.q.val() & self.irqen_mask.val()).any()
-            & (self.ovf_vec.val() & self.inten.q.val()).any();
+        // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set
+        // (a qualifying overflow edge).
+        self.qual.next = self.irq_en.val() & (self.ovf_vec.val() & self.inten.q.val()).any();
+        self.irq_r.d.next = self.qual.val();
+        // ---- MSI (docs/behaviour.md "MSI write master"): pending, issue when nothing is
+        // outstanding; IRQ_CFG0.ADDR = 0 means no MSI. The payload is latched by the master.
+        self.msi_want.next = self.msi_pend.q.val()
+            | (self.qual.val()
+                & self.msi_impl.val()
+                & ((self.cfg0.q.val() | self.cfg0_hi.q.val()).any()));
+        self.msi_issue.next = self.msi_want.val() & self.irq_en.val() & (!self.msi_busy.val());
+        self.msi_pend.d.next =
+            self.msi_want.val() & self.irq_en.val() & (!self.msi_issue.val()) & (!self.rst.val());
+        self.msi_addr_lo.next = self.cfg0.q.val();
+        self.msi_addr_hi.next = self.cfg0_hi.q.val();
+        self.msi_data.next = self.cfg1.q.val();
+        // AWPROT = {data, NS, privileged}; NS = SCR.NSMSI | SCR.NSRA with Secure state (10.6).
+        self.msi_prot.next = 3u64.into();
+        if self.secure_impl.val()
+            & (!(self.scr.q.val() & (self.nsmsi_mask.val() | self.scr_nsra_mask.val())).any())
+        {
+            self.msi_prot.next = 1u64.into();
+        }
+        self.msi_attr.next = self.cfg2.q.val();
+        self.capt_ack.next = self.capt_ack_r.q.val();
+        self.ovf_export.next = self.export_r.q.val();
         // ---- 64-bit read snapshot: the low-word read of a wide counter latches its high word ----
         self.snap_hit.next =
             self.snap_valid.q.val() & (self.word_addr.val() == self.snap_addr.q.val());
@@ -1336,6 +1494,16 @@ impl Logic for RegFile {
             & (!self.evc_hiword.val())
         {
             self.snap.d.next = self.hi_eff.val();
+            self.snap_addr.d.next = self.word_addr.val() + 4;
+            self.snap_valid.d.next = true;
+        }
+        if self.req_rd.val()
+            & (!self.blocked.val())
+            & self.wide.val()
+            & self.svr_in.val()
+            & (!self.word_addr.val().get_bit(2))
+        {
+            self.snap.d.next = self.shi_eff.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
@@ -1361,8 +1529,11 @@ impl Logic for RegFile {
         if self.word_addr.val() == self.irq_ctrl_addr.val() {
             self.rd_data.next = self.irq_ctrl.q.val();
         }
-        if self.word_addr.val() == self.irq_ack_addr.val() {
-            self.rd_data.next = self.irq_ack.q.val();
+        if self.irq_ack.val() & (self.word_addr.val() == self.irq_ack_addr.val()) {
+            self.rd_data.next = self.irqen_mask.val();
+        }
+        if self.irq_abt.val() & (self.word_addr.val() == self.irq_status_addr.val()) {
+            self.rd_data.next = self.abt_mask.val();
         }
         if self.word_addr.val() == self.cfg0_addr.val() {
             self.rd_data.next = self.cfg0.q.val();
@@ -1417,6 +1588,17 @@ impl Logic for RegFile {
                 self.rd_data.next = self.sel_lo.val();
             }
         }
+        if self.svr_in.val() {
+            if self.wide.val() & self.word_addr.val().get_bit(2) {
+                if self.snap_hit.val() {
+                    self.rd_data.next = self.snap.q.val();
+                } else {
+                    self.rd_data.next = self.shi_eff.val();
+                }
+            } else {
+                self.rd_data.next = self.sel_slo.val();
+            }
+        }
         if self.evt_in.val() {
             self.rd_data.next = self.sel_evtyper.val();
         }
@@ -1432,9 +1614,8 @@ impl Logic for RegFile {
             self.cr.d.next = self.cr_reset.val();
             self.scr.d.next = self.scr_reset.val();
             self.rootcr.d.next = self.rootcr_reset.val();
-            // IRQ_CTRLACK follows IRQ_CTRL, so it resets with IRQ_CTRL's value.
-            self.irq_ctrl.d.next = self.irq_ctrl_reset.val();
-            self.irq_ack.d.next = self.irq_ctrl_reset.val();
+            self.capt_ack_r.d.next = false;
+            self.export_r.d.next = 0.into();
             self.cfg0.d.next = self.cfg0_reset.val();
             self.cfg0_hi.d.next = self.cfg0_hi_reset.val();
             self.cfg1.d.next = self.cfg1_reset.val();

@@ -7,12 +7,17 @@
 //!   prdata ◄── rd_data ◄─────────────────────────────────┘   ▲ registered lanes (match + filter)
 //!   lane_valid$l lane_events$l lane_sid$l lane_ss$l lane_nosid$l lane_mpam$l
 //!                                                  ──► lane registers (l < lanes)
+//!   capt_req ──► capt_req_q ──► RegFile (capture) ──► capt_ack, ovf_export
+//!   awready wready bvalid bresp ──► MsiMaster ◄── issue/payload ── RegFile
+//!                                    └──► awvalid awaddr awprot wvalid wdata wstrb bready
 //! ```
-//! Only `ApbCompleter`'s setup registers and this block's lane and reset registers read live
-//! inputs; the register file and the counters see registers only.
+//! Only `ApbCompleter`'s setup registers, `MsiMaster` (an AXI handshake needs READY at the edge)
+//! and this block's lane, capture-request and reset registers read live inputs; the register file
+//! and the counters see registers only.
 
 use crate::apb::ApbCompleter;
 use crate::config::PmcgConfig;
+use crate::msi::MsiMaster;
 use crate::regfile::RegFile;
 use rust_hdl::prelude::*;
 
@@ -43,8 +48,30 @@ pub struct PmcgCore {
     pub lane_mpam: Vec<Signal<In, Bits<32>>>,
     /// Wired interrupt, edge-triggered: one-cycle pulses.
     pub irq: Signal<Out, Bit>,
+    /// MSI AXI4-Lite write master (docs/behaviour.md "MSI write master").
+    pub awready: Signal<In, Bit>,
+    pub wready: Signal<In, Bit>,
+    pub bvalid: Signal<In, Bit>,
+    pub bresp: Signal<In, Bits<2>>,
+    pub awvalid: Signal<Out, Bit>,
+    pub awaddr_lo: Signal<Out, Bits<32>>,
+    pub awaddr_hi: Signal<Out, Bits<32>>,
+    pub awprot: Signal<Out, Bits<3>>,
+    pub wvalid: Signal<Out, Bit>,
+    pub wdata: Signal<Out, Bits<32>>,
+    pub wstrb: Signal<Out, Bits<4>>,
+    pub bready: Signal<Out, Bit>,
+    /// IRQ_CFG2 (the wrapper takes MEMATTR and SH from it).
+    pub msi_attr: Signal<Out, Bits<32>>,
+    /// External capture request / acknowledge (4-phase).
+    pub capt_req: Signal<In, Bit>,
+    pub capt_ack: Signal<Out, Bit>,
+    /// Per-counter overflow pulses (export).
+    pub ovf_export: Signal<Out, Bits<64>>,
     apb: ApbCompleter,
     regs: RegFile,
+    msi: MsiMaster,
+    capt_req_q: DFF<Bit>,
     /// PRESETn, registered: the whole design resets from a register, so that no block but the
     /// APB setup registers and the match stage depends on a live input (docs/behaviour.md).
     rst_q: DFF<Bit>,
@@ -84,8 +111,26 @@ impl PmcgCore {
             lane_nosid: (0..lanes).map(|_| Default::default()).collect(),
             lane_mpam: (0..lanes).map(|_| Default::default()).collect(),
             irq: Default::default(),
+            awready: Default::default(),
+            wready: Default::default(),
+            bvalid: Default::default(),
+            bresp: Default::default(),
+            awvalid: Default::default(),
+            awaddr_lo: Default::default(),
+            awaddr_hi: Default::default(),
+            awprot: Default::default(),
+            wvalid: Default::default(),
+            wdata: Default::default(),
+            wstrb: Default::default(),
+            bready: Default::default(),
+            msi_attr: Default::default(),
+            capt_req: Default::default(),
+            capt_ack: Default::default(),
+            ovf_export: Default::default(),
             apb: Default::default(),
             regs: RegFile::new(cfg),
+            msi: Default::default(),
+            capt_req_q: Default::default(),
             lane_valid_q: (0..lanes).map(|_| Default::default()).collect(),
             lane_events_q: (0..lanes).map(|_| Default::default()).collect(),
             lane_sid_q: (0..lanes).map(|_| Default::default()).collect(),
@@ -100,7 +145,7 @@ impl PmcgCore {
 impl Logic for PmcgCore {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, pclk, rst_q);
+        dff_setup!(self, pclk, rst_q, capt_req_q);
         self.rst_q.d.next = !self.presetn.val();
         self.apb.clock.next = self.pclk.val();
         self.regs.clock.next = self.pclk.val();
@@ -149,5 +194,35 @@ impl Logic for PmcgCore {
             self.regs.lane_mpam[l].next = self.lane_mpam_q[l].q.val();
         }
         self.irq.next = self.regs.irq.val();
+        // Capture request (registered) and export.
+        self.capt_req_q.d.next = self.capt_req.val();
+        self.regs.capt_req.next = self.capt_req_q.q.val();
+        self.capt_ack.next = self.regs.capt_ack.val();
+        self.ovf_export.next = self.regs.ovf_export.val();
+        // MSI master.
+        self.msi.clock.next = self.pclk.val();
+        self.msi.rst.next = self.rst_q.q.val();
+        self.msi.awready.next = self.awready.val();
+        self.msi.wready.next = self.wready.val();
+        self.msi.bvalid.next = self.bvalid.val();
+        self.msi.bresp.next = self.bresp.val();
+        self.msi.issue.next = self.regs.msi_issue.val();
+        self.msi.addr_lo.next = self.regs.msi_addr_lo.val();
+        self.msi.addr_hi.next = self.regs.msi_addr_hi.val();
+        self.msi.data.next = self.regs.msi_data.val();
+        self.msi.prot.next = self.regs.msi_prot.val();
+        self.msi.en_next.next = self.regs.irqen_next.val();
+        self.regs.msi_busy.next = self.msi.busy.val();
+        self.regs.irq_ack.next = self.msi.ack.val();
+        self.regs.irq_abt.next = self.msi.abt.val();
+        self.awvalid.next = self.msi.awvalid.val();
+        self.awaddr_lo.next = self.msi.awaddr_lo.val();
+        self.awaddr_hi.next = self.msi.awaddr_hi.val();
+        self.awprot.next = self.msi.awprot.val();
+        self.wvalid.next = self.msi.wvalid.val();
+        self.wdata.next = self.msi.wdata.val();
+        self.wstrb.next = self.msi.wstrb.val();
+        self.bready.next = self.msi.bready.val();
+        self.msi_attr.next = self.regs.msi_attr.val();
     }
 }

@@ -21,6 +21,13 @@ type VcdWriter = rust_hdl::core::vcd_probe::VCDProbe<std::io::BufWriter<std::fs:
 
 pub struct NativeDut {
     core: PmcgCore,
+    /// What the shipped top exposes of the core (synth/src/wrapper.rs): MSI ports only with
+    /// MSI, AWADDR's pa_bits, IRQ_CFG2's MEMATTR/SH positions, one export bit per counter.
+    msi: bool,
+    awaddr_mask: u64,
+    memattr: (u32, u64),
+    sh: (u32, u64),
+    export_mask: u64,
     vcd: Option<VcdWriter>,
     cycle: u64,
     iterations: u64,
@@ -30,8 +37,20 @@ impl NativeDut {
     pub fn new(cfg: &PmcgConfig) -> Result<Self, pmcg_hdl::config::ConfigError> {
         let mut core = PmcgCore::new(cfg)?;
         core.connect_all();
+        let map = pmcg_hdl::regmap::RegisterMap::new(cfg);
+        let field = |name| {
+            map.get(pmcg_hdl::regmap::RegId::IrqCfg2)
+                .and_then(|r| r.field(name))
+                .map(|f| (f.lsb, (1u64 << f.width) - 1))
+                .unwrap_or((0, 0))
+        };
         Ok(NativeDut {
             core,
+            msi: cfg.msi,
+            awaddr_mask: (1u64 << cfg.pa_bits) - 1,
+            memattr: field("MEMATTR"),
+            sh: field("SH"),
+            export_mask: cfg.counter_bitmap(),
             vcd: None,
             cycle: 0,
             iterations: 0,
@@ -85,6 +104,11 @@ impl Dut for NativeDut {
         c.pstrb.next = (inp.pstrb as u64).into();
         c.pprot.next = (inp.pprot as u64).into();
         c.pnse.next = inp.pnse;
+        c.awready.next = inp.awready && self.msi;
+        c.wready.next = inp.wready && self.msi;
+        c.bvalid.next = inp.bvalid && self.msi;
+        c.bresp.next = (if self.msi { inp.bresp as u64 & 3 } else { 0 }).into();
+        c.capt_req.next = inp.capt_req;
         for (l, lane) in inp.lanes.iter().enumerate() {
             c.lane_valid[l].next = lane.valid;
             c.lane_events[l].next = (lane.events as u64).into();
@@ -98,13 +122,29 @@ impl Dut for NativeDut {
         self.settle();
         self.record(0);
         let c = &self.core;
-        let out = PinOutputs {
+        let mut out = PinOutputs {
             prdata: c.prdata.val().index() as u32,
             pready: c.pready.val(),
             pslverr: c.pslverr.val(),
             irq: c.irq.val(),
+            capt_ack: c.capt_ack.val(),
+            ovf_export: c.ovf_export.val().to_u64() & self.export_mask,
             ..Default::default()
         };
+        if self.msi {
+            let attr = c.msi_attr.val().index() as u64;
+            out.awvalid = c.awvalid.val();
+            out.awaddr = ((c.awaddr_hi.val().index() as u64) << 32
+                | c.awaddr_lo.val().index() as u64)
+                & self.awaddr_mask;
+            out.awprot = c.awprot.val().index() as u8;
+            out.wvalid = c.wvalid.val();
+            out.wdata = c.wdata.val().index() as u32;
+            out.wstrb = c.wstrb.val().index() as u8;
+            out.bready = c.bready.val();
+            out.msi_memattr = ((attr >> self.memattr.0) & self.memattr.1) as u8;
+            out.msi_sh = ((attr >> self.sh.0) & self.sh.1) as u8;
+        }
         self.core.pclk.next = Clock { clk: true };
         self.settle();
         self.record(1);

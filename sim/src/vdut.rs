@@ -58,7 +58,28 @@ struct MpamPorts {
     space: usize,
 }
 
+/// The MSI master's ports (with MSI only).
+struct MsiPorts {
+    awready: usize,
+    wready: usize,
+    bvalid: usize,
+    bresp: usize,
+    awvalid: usize,
+    awaddr: usize,
+    awprot: usize,
+    wvalid: usize,
+    wdata: usize,
+    wstrb: usize,
+    bready: usize,
+    memattr: usize,
+    sh: usize,
+}
+
 pub struct VerilatorDut {
+    msi: Option<MsiPorts>,
+    /// CAPT_REQ and CAPT_ACK (with capture only).
+    capture: Option<(usize, usize)>,
+    ovf_export: usize,
     model: VerilatedModel,
     pclk: usize,
     presetn: usize,
@@ -110,7 +131,34 @@ impl VerilatorDut {
                 })
             })
             .collect::<Result<Vec<_>, VdutError>>()?;
+        let msi = if cfg.msi {
+            Some(MsiPorts {
+                awready: port("AWREADY")?,
+                wready: port("WREADY")?,
+                bvalid: port("BVALID")?,
+                bresp: port("BRESP")?,
+                awvalid: port("AWVALID")?,
+                awaddr: port("AWADDR")?,
+                awprot: port("AWPROT")?,
+                wvalid: port("WVALID")?,
+                wdata: port("WDATA")?,
+                wstrb: port("WSTRB")?,
+                bready: port("BREADY")?,
+                memattr: port("MSI_MEMATTR")?,
+                sh: port("MSI_SH")?,
+            })
+        } else {
+            None
+        };
+        let capture = if cfg.capture {
+            Some((port("CAPT_REQ")?, port("CAPT_ACK")?))
+        } else {
+            None
+        };
         Ok(VerilatorDut {
+            msi,
+            capture,
+            ovf_export: port("OVF_EXPORT")?,
             pclk: port("PCLK")?,
             presetn: port("PRESETn")?,
             psel: port("PSEL")?,
@@ -140,13 +188,33 @@ impl Dut for VerilatorDut {
         m.eval();
         // Every output depends on registers only (docs/behaviour.md), so the outputs during this
         // cycle are readable before its inputs are applied.
-        let out = PinOutputs {
+        let mut out = PinOutputs {
             prdata: m.get(self.prdata) as u32,
             pready: m.get(self.pready) != 0,
             pslverr: m.get(self.pslverr) != 0,
             irq: m.get(self.irq) != 0,
+            ovf_export: m.get(self.ovf_export),
             ..Default::default()
         };
+        if let Some(p) = &self.msi {
+            out.awvalid = m.get(p.awvalid) != 0;
+            out.awaddr = m.get(p.awaddr);
+            out.awprot = m.get(p.awprot) as u8;
+            out.wvalid = m.get(p.wvalid) != 0;
+            out.wdata = m.get(p.wdata) as u32;
+            out.wstrb = m.get(p.wstrb) as u8;
+            out.bready = m.get(p.bready) != 0;
+            out.msi_memattr = m.get(p.memattr) as u8;
+            out.msi_sh = m.get(p.sh) as u8;
+            m.set(p.awready, inp.awready as u64);
+            m.set(p.wready, inp.wready as u64);
+            m.set(p.bvalid, inp.bvalid as u64);
+            m.set(p.bresp, inp.bresp as u64);
+        }
+        if let Some((req, ack)) = self.capture {
+            out.capt_ack = m.get(ack) != 0;
+            m.set(req, inp.capt_req as u64);
+        }
         m.set(self.presetn, inp.presetn as u64);
         m.set(self.psel, inp.psel as u64);
         m.set(self.penable, inp.penable as u64);

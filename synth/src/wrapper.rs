@@ -11,7 +11,14 @@
 //!   LANE<l>_PARTID[15:0] LANE<l>_PMG[7:0]
 //!   LANE<l>_MPAM_SP[1:0] (MPAM filter only)     ───►  lane_mpam$l = {6'b0, SP, PMG, PARTID}
 //!   IRQ                                         ◄───  irq
+//!   AWADDR[pa_bits-1:0] AWPROT AWVALID WDATA WSTRB
+//!   WVALID BREADY MSI_MEMATTR MSI_SH (MSI only)  ◄───  awaddr_hi/lo, ..., msi_attr (IRQ_CFG2)
+//!   AWREADY WREADY BVALID BRESP (MSI only)       ───►  awready wready bvalid bresp (else tied 0)
+//!   CAPT_REQ / CAPT_ACK (capture only)           ───► / ◄─── capt_req / capt_ack
+//!   OVF_EXPORT[counters-1:0]                     ◄───  ovf_export[63:0]
 //! ```
+//! Core outputs arrive on `core_<port>` wires; an output port is an expression over them (a
+//! slice of a fixed-width core port, or two core words joined).
 //! E = number of lane events of the configuration, S = `sid_bits`. The wrapper is pure wiring.
 
 use pmcg_hdl::config::{PmcgConfig, LANE_EVENT_BITS};
@@ -90,31 +97,117 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
             "PRDATA",
             Out,
             32,
-            "prdata",
+            "core_prdata",
             "APB read data in a read's access cycle, else 0",
         ),
         port(
             "PREADY",
             Out,
             1,
-            "pready",
+            "core_pready",
             "APB ready: always 1 (no wait states)",
         ),
         port(
             "PSLVERR",
             Out,
             1,
-            "pslverr",
+            "core_pslverr",
             "APB error: always 0 (RAZ/WI policy)",
         ),
         port(
             "IRQ",
             Out,
             1,
-            "irq",
+            "core_irq",
             "wired interrupt: one-cycle pulse per qualifying overflow edge",
         ),
     ]);
+    if cfg.msi {
+        let map = pmcg_hdl::regmap::RegisterMap::new(cfg);
+        let cfg2 = map.reg(pmcg_hdl::regmap::RegId::IrqCfg2);
+        let slice = |name: &str| {
+            let f = cfg2.field(name).expect("IRQ_CFG2 field");
+            format!("core_msi_attr[{}:{}]", f.lsb + f.width - 1, f.lsb)
+        };
+        p.extend([
+            port("AWVALID", Out, 1, "core_awvalid", "MSI write address valid"),
+            port("AWREADY", In, 1, "awready", "MSI write address ready"),
+            port(
+                "AWADDR",
+                Out,
+                cfg.pa_bits,
+                format!("core_awaddr[{}:0]", cfg.pa_bits - 1),
+                "MSI address: IRQ_CFG0.ADDR, 0 outside AWVALID",
+            ),
+            port(
+                "AWPROT",
+                Out,
+                3,
+                "core_awprot",
+                "{data, NS = SCR.NSMSI|NSRA (1 without Secure), privileged}",
+            ),
+            port("WVALID", Out, 1, "core_wvalid", "MSI write data valid"),
+            port("WREADY", In, 1, "wready", "MSI write data ready"),
+            port(
+                "WDATA",
+                Out,
+                32,
+                "core_wdata",
+                "MSI payload: IRQ_CFG1, 0 outside WVALID",
+            ),
+            port("WSTRB", Out, 4, "core_wstrb", "0xF with WVALID"),
+            port("BVALID", In, 1, "bvalid", "MSI write response valid"),
+            port("BREADY", Out, 1, "core_bready", "MSI write response ready"),
+            port(
+                "BRESP",
+                In,
+                2,
+                "bresp",
+                "MSI write response: SLVERR/DECERR set IRQ_STATUS.IRQ_ABT",
+            ),
+            port(
+                "MSI_MEMATTR",
+                Out,
+                4,
+                slice("MEMATTR"),
+                "IRQ_CFG2.MEMATTR (AXI4-Lite has no AxCACHE)",
+            ),
+            port(
+                "MSI_SH",
+                Out,
+                2,
+                slice("SH"),
+                "IRQ_CFG2.SH (AXI4-Lite has no AxDOMAIN)",
+            ),
+        ]);
+    }
+    if cfg.capture {
+        p.push(port(
+            "CAPT_REQ",
+            In,
+            1,
+            "capt_req",
+            "external capture request (4-phase with CAPT_ACK)",
+        ));
+        p.push(port(
+            "CAPT_ACK",
+            Out,
+            1,
+            "core_capt_ack",
+            "external capture acknowledge",
+        ));
+    }
+    p.push(port(
+        "OVF_EXPORT",
+        Out,
+        cfg.counters,
+        if cfg.counters == 1 {
+            "core_ovf_export[0]".to_string()
+        } else {
+            format!("core_ovf_export[{}:0]", cfg.counters - 1)
+        },
+        "bit n: counter n overflowed at the previous edge (export)",
+    ));
     let events = cfg.lane_event_ids().len() as u32;
     for l in 0..cfg.lanes {
         p.push(port(
@@ -188,6 +281,15 @@ pub fn core_connections(cfg: &PmcgConfig) -> Vec<(String, String)> {
     if !cfg.realm {
         c.push(("pnse".to_string(), "1'b0".to_string()));
     }
+    if !cfg.msi {
+        for input in ["awready", "wready", "bvalid"] {
+            c.push((input.to_string(), "1'b0".to_string()));
+        }
+        c.push(("bresp".to_string(), "2'b0".to_string()));
+    }
+    if !cfg.capture {
+        c.push(("capt_req".to_string(), "1'b0".to_string()));
+    }
     for l in 0..cfg.lanes {
         let expr = if cfg.mpam_filter {
             format!("{{6'b0, LANE{l}_MPAM_SP, LANE{l}_PMG, LANE{l}_PARTID}}")
@@ -198,6 +300,25 @@ pub fn core_connections(cfg: &PmcgConfig) -> Vec<(String, String)> {
     }
     c
 }
+
+/// Every output of the core and its width: each lands on a wire `core_<name>`.
+pub const CORE_OUTPUTS: [(&str, u32); 15] = [
+    ("prdata", 32),
+    ("pready", 1),
+    ("pslverr", 1),
+    ("irq", 1),
+    ("awvalid", 1),
+    ("awaddr_lo", 32),
+    ("awaddr_hi", 32),
+    ("awprot", 3),
+    ("wvalid", 1),
+    ("wdata", 32),
+    ("wstrb", 4),
+    ("bready", 1),
+    ("msi_attr", 32),
+    ("capt_ack", 1),
+    ("ovf_export", 64),
+];
 
 /// Width of each core port the wrapper drives (rust-hdl's fixed widths).
 fn core_width(core: &str) -> u32 {
@@ -237,10 +358,18 @@ pub fn wrapper_verilog(cfg: &PmcgConfig, top: &str, core: &str) -> String {
         v.push_str(&format!("{code:<44} // {}\n", p.doc));
     }
     v.push_str(");\n");
+    // Core outputs on wires; the bits a configuration leaves unused are only these wires'.
+    for (name, width) in CORE_OUTPUTS {
+        v.push_str(&format!("    wire {}core_{name};\n", range(width)));
+    }
+    v.push_str("    wire [63:0] core_awaddr = {core_awaddr_hi, core_awaddr_lo};\n");
+    for p in ports.iter().filter(|p| p.dir == Dir::Out) {
+        v.push_str(&format!("    assign {} = {};\n", p.name, p.core));
+    }
     v.push_str(&format!("    {core} core (\n"));
     let mut conns: Vec<String> = ports
         .iter()
-        .filter(|p| !p.core.is_empty())
+        .filter(|p| p.dir == Dir::In && !p.core.is_empty())
         .map(|p| {
             let cw = core_width(&p.core);
             let expr = if cw > p.width {
@@ -255,6 +384,11 @@ pub fn wrapper_verilog(cfg: &PmcgConfig, top: &str, core: &str) -> String {
         core_connections(cfg)
             .into_iter()
             .map(|(core, expr)| format!("        .{core}({expr})")),
+    );
+    conns.extend(
+        CORE_OUTPUTS
+            .iter()
+            .map(|(name, _)| format!("        .{name}(core_{name})")),
     );
     v.push_str(&conns.join(",\n"));
     v.push_str("\n    );\nendmodule\n");
