@@ -1088,6 +1088,7 @@ mod tests {
                 pready: true,
                 pslverr: false,
                 irq: self.irq,
+                ..PinOutputs::default()
             };
             self.inputs.push(inp.clone());
             let cycle = self.cycle;
