@@ -195,7 +195,7 @@ impl Logic for PmcgCore {
         }
         self.irq.next = self.regs.irq.val();
         // Capture request (registered) and export.
-        self.capt_req_q.d.next = self.capt_req.val();
+        self.capt_req_q.d.next = self.capt_req.val() & (!self.rst_q.q.val()); // a reset edge drops it
         self.regs.capt_req.next = self.capt_req_q.q.val();
         self.capt_ack.next = self.regs.capt_ack.val();
         self.ovf_export.next = self.regs.ovf_export.val();

@@ -62,6 +62,9 @@ pub struct MsiResponder {
     bresp: u8,
     /// What this cycle's inputs drove.
     drove: PinInputs,
+    /// PRESETn was low in the previous cycle: this cycle's edge is the design's reset edge
+    /// (the PMCG registers PRESETn).
+    reset_edge_next: bool,
     /// The previous cycle's outputs and the READYs driven then (for the stability checks).
     prev: Option<(PinOutputs, bool, bool)>,
     /// Every completed MSI, in order.
@@ -88,6 +91,7 @@ impl Default for MsiResponder {
             bvalid: false,
             bresp: RESP_OKAY,
             drove: PinInputs::idle(0),
+            reset_edge_next: false,
             prev: None,
             completed: Vec::new(),
             violations: Vec::new(),
@@ -224,11 +228,13 @@ impl MsiResponder {
             }
         }
         self.prev = Some((*out, inp.awready, inp.wready));
-        if !inp.presetn {
-            // A reset abandons the transaction in flight (its interconnect resets too).
+        if self.reset_edge_next {
+            // The design resets at this edge (PRESETn is registered): the transaction in flight
+            // is abandoned, and its interconnect resets with the PMCG.
             self.clear();
             self.prev = None;
         }
+        self.reset_edge_next = !inp.presetn;
     }
 
     fn clear(&mut self) {

@@ -1397,17 +1397,20 @@ impl Model {
 impl Dut for Model {
     fn step(&mut self, inp: &PinInputs) -> PinOutputs {
         // Every output is a function of registers only: PREADY = 1, PSLVERR = 0.
+        // A payload output is 0 outside its VALID (docs/behaviour.md "MSI write master").
+        let awvalid = self.busy && !self.aw_done;
+        let wvalid = self.busy && !self.w_done;
         let out = PinOutputs {
             prdata: self.prdata(),
             pready: true,
             pslverr: false,
             irq: self.irq,
-            awvalid: self.busy && !self.aw_done,
-            awaddr: self.awaddr,
-            awprot: self.awprot,
-            wvalid: self.busy && !self.w_done,
-            wdata: self.wdata,
-            wstrb: self.wstrb,
+            awvalid,
+            awaddr: if awvalid { self.awaddr } else { 0 },
+            awprot: if awvalid { self.awprot } else { 0 },
+            wvalid,
+            wdata: if wvalid { self.wdata } else { 0 },
+            wstrb: if wvalid { self.wstrb } else { 0 },
             bready: self.busy && self.aw_done && self.w_done,
             msi_memattr: self.msi_sideband(self.cfg2_memattr),
             msi_sh: self.msi_sideband(self.cfg2_sh),
@@ -3602,9 +3605,9 @@ mod tests {
         let o5 = tick(&mut d);
         assert!(!o5.awvalid && !o5.wvalid && !o5.bready && !o5.irq);
         assert_eq!(
-            (o5.awaddr, o5.wdata, o5.wstrb),
-            (MSI_ADDR, MSI_DATA, 0xF),
-            "payload held until the next issue"
+            (o5.awaddr, o5.awprot, o5.wdata, o5.wstrb),
+            (0, 0, 0, 0),
+            "a payload is 0 outside its VALID"
         );
         assert_eq!(d.msi.completed.len(), 1);
         let m = d.msi.completed[0];

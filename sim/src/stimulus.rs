@@ -40,7 +40,8 @@ pub struct Stimulus {
     counter_addrs: Vec<u32>,
     evtyper_addrs: Vec<u32>,
     smr_addrs: Vec<u32>,
-    /// SCR, its alias and ROOTCR (addresses even when absent).
+    /// SCR, its alias, ROOTCR, and the MSI and capture controls (addresses even when absent):
+    /// IRQ_CFG0 is Guarded, so it needs IRQ_CTRL writes of 0 around it to take effect.
     control_addrs: Vec<u32>,
     /// Implemented SMR.STREAMID bits (lane StreamIDs are drawn within them).
     sid_all: u32,
@@ -132,7 +133,17 @@ impl Stimulus {
             counter_addrs,
             evtyper_addrs,
             smr_addrs,
-            control_addrs: vec![offset::SCR, offset::SCR_ALIAS, offset::ROOTCR],
+            control_addrs: vec![
+                offset::SCR,
+                offset::SCR_ALIAS,
+                offset::ROOTCR,
+                offset::IRQ_CTRL,
+                offset::IRQ_CTRL,
+                offset::IRQ_CFG0,
+                offset::IRQ_CFG0,
+                offset::INTENSET0,
+                cfg.page1_offset * cfg.reloc_ctrs as u32 + offset::CAPR,
+            ],
             sid_all,
             bitmap_addrs,
             lane_events: cfg.lane_event_ids(),
@@ -216,8 +227,11 @@ impl Stimulus {
                 _ => self.rng.gen(),
             };
         }
-        if is(RegId::Cr) || is(RegId::IrqCtrl) {
+        if is(RegId::Cr) {
             return u32::from(self.rng.gen_bool(0.75)); // mostly enabled
+        }
+        if is(RegId::IrqCtrl) {
+            return u32::from(self.rng.gen_bool(0.6));
         }
         if is(RegId::Scr) || is(RegId::ScrAlias) {
             // NSRA and NSMSI set (so Non-secure traffic keeps access), SO and NAO at random.
@@ -444,9 +458,9 @@ pub fn lockstep(
 ) -> Result<LockstepStats, Box<Mismatch>> {
     let mut stim = Stimulus::new(cfg, seed);
     let mut stats = LockstepStats::default();
-    // A random AXI slave on the MSI master: delays 0-40 cycles, 10% error responses. It answers
+    // A random AXI slave on the MSI master: delays 0-40 cycles, 25% error responses. It answers
     // from the reference's outputs (all backends' outputs are equal, or the run stops).
-    let mut msi = MsiResponder::random(seed ^ 0x4d53_4921, 40, 100);
+    let mut msi = MsiResponder::random(seed ^ 0x4d53_4921, 40, 250);
     let reset = stim.reset_inputs();
     for cycle in 0..=cycles {
         let mut inp = if cycle == 0 {
