@@ -76,14 +76,19 @@ impl Logic for MsiMaster {
         self.accept_b.next =
             self.busy_r.q.val() & (!self.aw_v.q.val()) & (!self.w_v.q.val()) & self.bvalid.val();
         self.busy_next.next = self.busy_r.q.val() & (!self.accept_b.val());
-        if self.issue.val() {
-            self.aw_v.d.next = true;
-            self.w_v.d.next = true;
-            self.busy_next.next = true;
+        // The payload follows its sources at every edge with nothing outstanding, the issuing
+        // edge included, and holds while an MSI is: the same values as latching at the issue,
+        // with the load enable a register rather than the overflow-to-issue logic.
+        if !self.busy_r.q.val() {
             self.addr_lo_r.d.next = self.addr_lo.val();
             self.addr_hi_r.d.next = self.addr_hi.val();
             self.data_r.d.next = self.data.val();
             self.prot_r.d.next = self.prot.val();
+        }
+        if self.issue.val() {
+            self.aw_v.d.next = true;
+            self.w_v.d.next = true;
+            self.busy_next.next = true;
         }
         self.busy_r.d.next = self.busy_next.val();
         // 10.5.2.19: an update 1 -> 0 completes when every issued MSI has completed.
