@@ -210,7 +210,7 @@ fn run_script(path: &Path, trace: bool, vcd: Option<&Path>, backend: Backend) ->
     let checked = Checked::new(Model::new(cfg), dut);
     let mut driver = Driver::new(checked, cfg.lanes as usize);
     let mut stdout = std::io::stdout();
-    let report = pmcg_sim::script::run(&script, &mut driver, None, trace, &mut stdout)?;
+    let report = pmcg_sim::script::run(&script, &mut driver, trace, &mut stdout)?;
     let mut ok = report.failed == 0;
     if let Some((cycle, expected, actual)) = driver.dut.mismatch {
         ok = false;

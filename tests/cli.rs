@@ -81,15 +81,20 @@ fn failed_expectation_exits_1_with_line_and_values() {
 }
 
 #[test]
-fn expect_msi_fails_clearly_until_msi_exists() {
-    let p = script("msi.pmcg", "config\nreset\nexpect msi 0\n");
-    let o = run_sim(&p, &[]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stdout(&o).contains("MSI is not implemented yet"),
-        "{}",
-        stdout(&o)
+fn expect_msi_counts_the_msi_slaves_writes() {
+    // Nothing overflows: no MSI, so `expect msi 1` fails naming the line and the count.
+    let p = script(
+        "msi.pmcg",
+        "config counters=4 counter_bits=32\nreset\nexpect msi 0\nexpect msi 1 addr=0x1000\n",
     );
+    let o = run_sim(&p, &["--backend", "model"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("FAIL line 4: expect msi: expected 1 write(s) addr=0x1000, got 0 write(s)"),
+        "{out}"
+    );
+    assert_eq!(out.lines().last(), Some("1 passed, 1 failed"));
 }
 
 #[test]

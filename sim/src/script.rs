@@ -5,11 +5,12 @@
 //! ```text
 //!   script text ──parse()──► Script { config, lines: [(line no, Command)] }
 //!   (.pmcg file)   │                     │
-//!                  │ every line checked  │ run(script, driver, msi, trace, out)
+//!                  │ every line checked  │ run(script, driver, trace, out)
 //!                  ▼ before anything     ▼
 //!             ScriptError         Driver<D> ──apb_read/apb_write/idle/reset/set_lanes──► D: Dut
-//!          ("line N: ...")           │                                                   │
-//!                                    ◄─────────── PRDATA, irq pulses ◄───────────────────┘
+//!          ("line N: ...")           │  driver.msi: AXI4-Lite slave on the MSI master        │
+//!                                    │  driver.capt_req: the external capture request        │
+//!                                    ◄──── PRDATA, irq pulses, MSI writes, CAPT_ACK ◄────────┘
 //!                                    ▼
 //!              out: failures, trace, "N passed, M failed"  +  RunReport
 //! ```
@@ -31,7 +32,10 @@
 //! | `idle N` | N cycles with the bus and every lane idle. |
 //! | `reset` | PRESETn low for one cycle, then released. |
 //! | `expect irq N` | N wired-interrupt pulses since the previous `expect irq` (or the start). |
-//! | `expect msi N [addr=A] [data=D]` | N MSI writes since the previous `expect msi`. |
+//! | `expect msi N [addr=A] [data=D]` | N MSI writes completed since the previous `expect msi` (or the start); `addr`/`data` check every one of them. |
+//! | `msi_slave [aw=N] [w=N] [b=N] [resp=okay\|slverr\|decerr]` | The AXI4-Lite slave that answers MSI writes: AWREADY after AWVALID was high N cycles, WREADY likewise, BVALID N cycles after both, with BRESP `resp` (missing keys: 0, 0, 0, okay, the default slave). No cycle passes. |
+//! | `capt_req 0\|1` | The level driven on the external capture request CAPT_REQ from the next cycle on. No cycle passes. |
+//! | `capture_request` | A full 4-phase handshake on CAPT_REQ/CAPT_ACK (an expectation, see below). |
 //!
 //! ## `config`
 //! Keys: `counters`, `counter_bits`, `sid_bits`, `lanes`, `capture` (on\|off), `msi` (on\|off),
@@ -79,18 +83,45 @@
 //! register state of its access cycle, a write takes effect at the edge that ends its access
 //! cycle.
 //!
+//! ## MSI writes and the capture request
+//! The [`Driver`] carries an AXI4-Lite slave on the PMCG's MSI write master (`driver.msi`, an
+//! [`MsiResponder`](crate::axi::MsiResponder)); it answers every MSI and checks the master's side of
+//! the protocol (VALID held until READY with a stable payload, one write at a time).
+//! - `msi_slave aw=A w=W b=B resp=R` sets its delays and response: AWREADY rises once AWVALID has
+//!   been high for A cycles (0: AWREADY is already high when AWVALID rises), WREADY likewise
+//!   after W cycles of WVALID, and BVALID rises B cycles after the later of the two handshakes,
+//!   with BRESP R (`okay` 0b00, `slverr` 0b10, `decerr` 0b11). Keys may come in any order, each at
+//!   most once; N is at most 0xFFFF_FFFF. The new setting applies from the next cycle on (set it
+//!   while no MSI is in flight for exact timing). Every run starts with the driver's slave as it
+//!   is (a fresh [`Driver`] has the default: always ready, OKAY in the cycle after both
+//!   handshakes).
+//! - `capt_req 1` / `capt_req 0` sets the level of CAPT_REQ from the next cycle on (it stays until
+//!   changed; `reset` does not change it). Any pattern is legal input.
+//! - `capture_request` performs one 4-phase handshake: CAPT_REQ = 1 until CAPT_ACK = 1 is seen
+//!   (within 8 cycles), then CAPT_REQ = 0 until CAPT_ACK = 0 is seen (within 8 cycles). On a PMCG
+//!   with capture (docs/behaviour.md) CAPT_REQ rising in cycle r captures at edge r+1, CAPT_ACK is
+//!   1 from cycle r+2, and the command takes 6 cycles: r..r+2 with CAPT_REQ = 1, r+3..r+5 with
+//!   CAPT_REQ = 0 (CAPT_ACK falls at edge r+4). It is an expectation: it passes when CAPT_ACK
+//!   rose and fell, and fails (`CAPT_ACK did not rise ...`) otherwise, e.g. without capture, where
+//!   CAPT_ACK stays 0; CAPT_REQ is 0 after it either way.
+//!
 //! ## Expectations and results
-//! `read ... expect`, `read64 ... expect`, `expect irq` and `expect msi` are expectations. A failed
-//! one prints `FAIL line N: ...` with the expected and actual values (register values in hex,
-//! counts in decimal) and the run goes on. The last line printed is exactly `N passed, M failed`;
+//! `read ... expect`, `read64 ... expect`, `expect irq`, `expect msi` and `capture_request` are
+//! expectations. A failed one prints `FAIL line N: ...` with the expected and actual values
+//! (register values in hex, counts in decimal) and the run goes on. The last line printed is exactly `N passed, M failed`;
 //! the run fails when M > 0 ([`RunReport::ok`]).
 //! - `expect irq N` compares the number of cycles in which the `irq` output was 1 since the
 //!   previous `expect irq` (or the start of the run). An overflow at edge t pulses irq in cycle t+1,
 //!   which is only seen once cycle t+1 has been run.
-//! - `expect msi N [addr=A] [data=D]` takes the MSI writes the backend performed since the previous
-//!   `expect msi` ([`MsiSource`]) and passes when there are N of them and every one has address A
-//!   and data D (when given). While there is no MSI source (`None`, or a source that returns `None`)
-//!   it **fails** with "MSI is not implemented yet": it never passes vacuously.
+//! - `expect msi N [addr=A] [data=D]` takes the MSI writes the driver's slave completed (write
+//!   response accepted) since the previous `expect msi` (or the start of the run) and passes when
+//!   there are N of them and every one has AWADDR A and WDATA D (when given). An MSI whose
+//!   response is accepted at edge t is complete once cycle t has been run. Without MSI
+//!   (`msi=off`) the count is always 0.
+//! - **AXI protocol**: a violation the slave saw since the previous check fails the next
+//!   `expect msi` as a further failure (`MSI write master broke the AXI protocol: ...`); violations
+//!   seen after the last `expect msi` fail the run at its end (`end of script: ...`). So every
+//!   script checks the MSI master's handshakes whether or not it expects MSIs.
 //!
 //! ## Errors
 //! The whole script is parsed before anything runs. The first malformed line stops parsing with a
@@ -120,7 +151,8 @@
 //! expect irq 0
 //! ```
 
-use crate::pins::{Access, Driver, Dut, LaneIn, MpamSpace, SecState};
+use crate::axi::{RESP_DECERR, RESP_OKAY, RESP_SLVERR};
+use crate::pins::{Access, Driver, Dut, LaneIn, MpamSpace, PinInputs, SecState};
 use pmcg_hdl::config::{parse_number, PmcgConfig, CYCLE_EVENT};
 use std::fmt;
 use std::io::Write;
@@ -207,6 +239,12 @@ pub enum Command {
         addr: Option<u64>,
         data: Option<u32>,
     },
+    /// `msi_slave [aw=N] [w=N] [b=N] [resp=okay|slverr|decerr]`: the MSI slave's delays and BRESP.
+    MsiSlave { aw: u32, w: u32, b: u32, resp: u8 },
+    /// `capt_req 0|1`: the level on CAPT_REQ from the next cycle on.
+    CaptReq(bool),
+    /// `capture_request`: one 4-phase CAPT_REQ/CAPT_ACK handshake.
+    CaptureRequest,
 }
 
 /// A malformed script: the line (from 1) and what is wrong with it.
@@ -242,13 +280,6 @@ impl RunReport {
     pub fn ok(&self) -> bool {
         self.failed == 0
     }
-}
-
-/// The MSI writes a backend performed, for `expect msi`.
-pub trait MsiSource {
-    /// The (address, data) MSI writes completed since the previous call, oldest first; `None` when
-    /// the backend or configuration has no MSI support (yet).
-    fn take_msi_writes(&mut self) -> Option<Vec<(u64, u32)>>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,7 +358,8 @@ fn parse_config(items: &[&str]) -> Result<PmcgConfig, String> {
     Ok(cfg)
 }
 
-const COMMANDS: &str = "config, write, read, write64, read64, event, idle, reset, expect";
+const COMMANDS: &str = "config, write, read, write64, read64, event, idle, reset, expect, \
+                        msi_slave, capt_req, capture_request";
 
 fn parse_command(words: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
     let args = &words[1..];
@@ -377,6 +409,22 @@ fn parse_command(words: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
             )),
         },
         "expect" => parse_expect(args),
+        "msi_slave" => parse_msi_slave(args),
+        "capt_req" => match args {
+            ["0"] => Ok(Command::CaptReq(false)),
+            ["1"] => Ok(Command::CaptReq(true)),
+            [] => Err("capt_req: missing the level (capt_req 0|1)".into()),
+            [other] => Err(format!("capt_req: the level must be 0 or 1, got `{other}`")),
+            [_, extra, ..] => Err(format!(
+                "capt_req: unexpected argument `{extra}` (capt_req 0|1)"
+            )),
+        },
+        "capture_request" => match args {
+            [] => Ok(Command::CaptureRequest),
+            [extra, ..] => Err(format!(
+                "capture_request: unexpected argument `{extra}` (capture_request takes none)"
+            )),
+        },
         other => Err(format!("unknown command `{other}` (commands: {COMMANDS})")),
     }
 }
@@ -583,6 +631,43 @@ fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
     })
 }
 
+fn parse_msi_slave(args: &[&str]) -> Result<Command, String> {
+    let (mut aw, mut w, mut b, mut resp) = (None, None, None, None);
+    for item in args {
+        let (key, value) = key_value(item, "msi_slave")?;
+        let taken = match key {
+            "aw" => aw.replace(number(value, "msi_slave: aw", 32)? as u32),
+            "w" => w.replace(number(value, "msi_slave: w", 32)? as u32),
+            "b" => b.replace(number(value, "msi_slave: b", 32)? as u32),
+            "resp" => resp.replace(match value {
+                "okay" => RESP_OKAY as u32,
+                "slverr" => RESP_SLVERR as u32,
+                "decerr" => RESP_DECERR as u32,
+                _ => {
+                    return Err(format!(
+                        "msi_slave: resp must be okay, slverr or decerr, got `{value}`"
+                    ))
+                }
+            }),
+            _ => {
+                return Err(format!(
+                    "msi_slave: unknown key `{key}` (keys: aw, w, b, resp)"
+                ))
+            }
+        }
+        .is_some();
+        if taken {
+            return Err(format!("msi_slave: key `{key}` is given twice"));
+        }
+    }
+    Ok(Command::MsiSlave {
+        aw: aw.unwrap_or(0),
+        w: w.unwrap_or(0),
+        b: b.unwrap_or(0),
+        resp: resp.unwrap_or(RESP_OKAY as u32) as u8,
+    })
+}
+
 fn parse_expect(args: &[&str]) -> Result<Command, String> {
     match args {
         ["irq", n] => Ok(Command::ExpectIrq(number(n, "expect irq: N", 64)?)),
@@ -649,7 +734,15 @@ struct Runner<'a, D: Dut> {
     /// Trace lines show the lane's MPAM inputs (configurations with the MPAM filter).
     mpam_trace: bool,
     report: RunReport,
+    /// The slave's completed MSI writes up to here were taken by an `expect msi` (or came before
+    /// the run).
+    msi_base: usize,
+    /// The slave's protocol violations up to here have been reported (or came before the run).
+    violations_base: usize,
 }
+
+/// Cycles `capture_request` waits for each CAPT_ACK transition.
+const CAPT_ACK_TIMEOUT: u32 = 8;
 
 impl<D: Dut> Runner<'_, D> {
     fn pass(&mut self) {
@@ -745,13 +838,42 @@ impl<D: Dut> Runner<'_, D> {
         Ok(())
     }
 
+    /// Fails once for the MSI protocol violations seen since the last report, if any.
+    fn check_violations(&mut self, context: String) -> std::io::Result<()> {
+        let new: Vec<String> = self.driver.msi.violations[self.violations_base..].to_vec();
+        self.violations_base = self.driver.msi.violations.len();
+        if new.is_empty() {
+            return Ok(());
+        }
+        self.fail(format!(
+            "{context}: MSI write master broke the AXI protocol: {}",
+            new.join("; ")
+        ))
+    }
+
+    /// Steps cycles with CAPT_REQ = `level` until CAPT_ACK = `level` is seen (at most
+    /// [`CAPT_ACK_TIMEOUT`] cycles); returns the cycle it was seen in.
+    fn capt_phase(&mut self, level: bool) -> std::io::Result<Option<u64>> {
+        self.driver.capt_req = level;
+        for _ in 0..CAPT_ACK_TIMEOUT {
+            let cycle = self.driver.cycle;
+            let out = self.cycles(|d| {
+                let bus = PinInputs::idle(d.lanes());
+                d.step_with(bus)
+            })?;
+            if out.capt_ack == level {
+                return Ok(Some(cycle));
+            }
+        }
+        Ok(None)
+    }
+
     fn command(
         &mut self,
         line: usize,
         cmd: &Command,
         lanes: usize,
         irq_base: &mut u64,
-        msi: &mut Option<&mut dyn MsiSource>,
     ) -> std::io::Result<()> {
         match cmd {
             Command::Write {
@@ -860,13 +982,11 @@ impl<D: Dut> Runner<'_, D> {
                 }
             }
             Command::ExpectMsi { count, addr, data } => {
-                let writes = msi.as_deref_mut().and_then(|m| m.take_msi_writes());
-                let Some(writes) = writes else {
-                    return self.fail(format!(
-                        "line {line}: expect msi: MSI is not implemented yet (this backend has no \
-                         MSI writes to check; expected {count} write(s))"
-                    ));
-                };
+                let writes: Vec<(u64, u32)> = self.driver.msi.completed[self.msi_base..]
+                    .iter()
+                    .map(|w| (w.addr, w.data))
+                    .collect();
+                self.msi_base = self.driver.msi.completed.len();
                 let wrong = writes
                     .iter()
                     .any(|&(a, d)| addr.is_some_and(|x| x != a) || data.is_some_and(|x| x != d));
@@ -890,6 +1010,65 @@ impl<D: Dut> Runner<'_, D> {
                         got.join(", ")
                     ))?;
                 }
+                self.check_violations(format!("line {line}"))?;
+            }
+            Command::MsiSlave { aw, w, b, resp } => {
+                if self.trace {
+                    let r = match *resp {
+                        RESP_SLVERR => "slverr",
+                        RESP_DECERR => "decerr",
+                        _ => "okay",
+                    };
+                    writeln!(
+                        self.out,
+                        "cycle {}: msi_slave aw={aw} w={w} b={b} resp={r}",
+                        self.driver.cycle
+                    )?;
+                }
+                let slave = &mut self.driver.msi;
+                (slave.aw_delay, slave.w_delay, slave.b_delay, slave.resp) = (*aw, *w, *b, *resp);
+            }
+            Command::CaptReq(level) => {
+                if self.trace {
+                    writeln!(
+                        self.out,
+                        "cycle {}: capt_req {}",
+                        self.driver.cycle, *level as u8
+                    )?;
+                }
+                self.driver.capt_req = *level;
+            }
+            Command::CaptureRequest => {
+                let start = self.driver.cycle;
+                let rose = self.capt_phase(true)?;
+                let fell = match rose {
+                    Some(_) => self.capt_phase(false)?,
+                    None => {
+                        self.driver.capt_req = false;
+                        None
+                    }
+                };
+                if self.trace {
+                    let what = match (rose, fell) {
+                        (Some(r), Some(f)) => {
+                            format!("CAPT_ACK rose in cycle {r} and fell in cycle {f}")
+                        }
+                        (Some(r), None) => format!("CAPT_ACK rose in cycle {r} and did not fall"),
+                        _ => "CAPT_ACK did not rise".to_string(),
+                    };
+                    writeln!(self.out, "cycle {start}: capture_request: {what}")?;
+                }
+                match (rose, fell) {
+                    (Some(_), Some(_)) => self.pass(),
+                    (None, _) => self.fail(format!(
+                        "line {line}: capture_request: CAPT_ACK did not rise within \
+                         {CAPT_ACK_TIMEOUT} cycles of CAPT_REQ = 1 (from cycle {start})"
+                    ))?,
+                    (Some(r), None) => self.fail(format!(
+                        "line {line}: capture_request: CAPT_ACK rose in cycle {r} but did not \
+                         fall within {CAPT_ACK_TIMEOUT} cycles of CAPT_REQ = 0"
+                    ))?,
+                }
             }
         }
         Ok(())
@@ -899,12 +1078,12 @@ impl<D: Dut> Runner<'_, D> {
 /// Runs a parsed script on `driver`, which must have been built for `script.config` (with
 /// `script.config.lanes` lanes; [`Driver::set_lanes`] panics otherwise). Lanes are cleared first.
 /// Failures (`FAIL line N: ...`), the trace when `trace` is set, and the final line
-/// `N passed, M failed` are written to `out`. `msi` is the backend's MSI hook: `None` (or a source
-/// returning `None`) makes every `expect msi` fail.
+/// `N passed, M failed` are written to `out`. `expect msi` counts the writes completed by the
+/// driver's MSI slave (`driver.msi`) during this run; its protocol violations during the run are
+/// failures.
 pub fn run<D: Dut>(
     script: &Script,
     driver: &mut Driver<D>,
-    mut msi: Option<&mut dyn MsiSource>,
     trace: bool,
     out: &mut dyn Write,
 ) -> std::io::Result<RunReport> {
@@ -912,16 +1091,20 @@ pub fn run<D: Dut>(
     let mut irq_base = driver.irq_pulses;
     let lanes = script.config.lanes as usize;
     driver.clear_lanes();
+    let (msi_base, violations_base) = (driver.msi.completed.len(), driver.msi.violations.len());
     let mut runner = Runner {
         driver,
         out,
         trace,
         mpam_trace: script.config.mpam_filter,
         report: RunReport::default(),
+        msi_base,
+        violations_base,
     };
     for (line, cmd) in &script.lines {
-        runner.command(*line, cmd, lanes, &mut irq_base, &mut msi)?;
+        runner.command(*line, cmd, lanes, &mut irq_base)?;
     }
+    runner.check_violations("end of script".to_string())?;
     let mut report = runner.report;
     report.cycles = runner.driver.cycle - start;
     writeln!(
@@ -937,14 +1120,19 @@ mod tests {
     use super::*;
     use crate::pins::{PinInputs, PinOutputs};
     use pmcg_hdl::regmap::{RegId, RegisterMap, Word};
+    use std::cell::RefCell;
     use std::collections::HashMap;
+    use std::rc::Rc;
 
     // -----------------------------------------------------------------------------------------
     // A small pin-level mock of the PMCG following docs/behaviour.md for the registers the tests
     // touch (CFGR/CEID and other RO constants, EVTYPERn.EVENT, CNTEN, INTEN, OVS, CR.E,
     // IRQ_CTRL.IRQEN, EVCNTRn with the 64-bit read snapshot), the match stage, counting and
-    // the irq pulse. Security is ignored. Unmapped addresses are a plain RW scratch file. It logs
-    // every cycle's inputs and every APB transfer.
+    // the irq pulse, IRQ_CTRLACK, the Guarded IRQ_CFG0/1/2, IRQ_STATUS.IRQ_ABT with the MSI
+    // write master (issue, pending, AW/W/B handshakes) and capture (CAPR, EVTYPER.OVFCAP, the
+    // CAPT_REQ/CAPT_ACK handshake, SVRn without the 64-bit snapshot). Security and PSTRB are
+    // ignored and AWPROT is fixed. Unmapped addresses are a plain RW scratch file. It
+    // logs every cycle's inputs and every APB transfer.
     // -----------------------------------------------------------------------------------------
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -967,6 +1155,24 @@ mod tests {
         ovs: u64,
         cr_e: bool,
         irqen: bool,
+        ack: bool,
+        irq_cfg0: u64,
+        irq_cfg1: u32,
+        irq_cfg2: u32,
+        irq_abt: bool,
+        /// EVTYPERn.OVFCAP, SVRn, and a CAPR write of CAPTURE = 1 at this edge.
+        ovfcap: Vec<bool>,
+        svr: Vec<u64>,
+        capr: bool,
+        /// MSI master: an MSI issued and not yet answered, one waiting, AWVALID/WVALID, payload.
+        busy: bool,
+        pending: bool,
+        awvalid: bool,
+        wvalid: bool,
+        msi: (u64, u32),
+        /// Registered CAPT_REQ and CAPT_ACK.
+        capt_q: bool,
+        capt_ack: bool,
         /// (counter, high word) latched by the previous transfer when it was a low-word read.
         snapshot: Option<(u32, u32)>,
         stage: Vec<LaneIn>,
@@ -992,6 +1198,21 @@ mod tests {
                 ovs: 0,
                 cr_e: false,
                 irqen: false,
+                ack: false,
+                irq_cfg0: 0,
+                irq_cfg1: 0,
+                irq_cfg2: 0,
+                irq_abt: false,
+                ovfcap: vec![false; n],
+                svr: vec![0; n],
+                capr: false,
+                busy: false,
+                pending: false,
+                awvalid: false,
+                wvalid: false,
+                msi: (0, 0),
+                capt_q: false,
+                capt_ack: false,
                 snapshot: None,
                 stage: vec![LaneIn::default(); cfg.lanes as usize],
                 setup_read: None,
@@ -1027,12 +1248,20 @@ mod tests {
                 return self.scratch.get(&(addr & !3)).copied().unwrap_or(0);
             };
             let value = match reg.id {
-                RegId::Evtyper(n) => self.evtyper[n as usize] as u64,
+                RegId::Evtyper(n) => {
+                    self.evtyper[n as usize] as u64 | (self.ovfcap[n as usize] as u64) << 31
+                }
+                RegId::Svr(n) => self.svr[n as usize],
                 RegId::CntenSet0 | RegId::CntenClr0 => self.cnten,
                 RegId::IntenSet0 | RegId::IntenClr0 => self.inten,
                 RegId::OvsSet0 | RegId::OvsClr0 => self.ovs,
                 RegId::Cr => self.cr_e as u64,
-                RegId::IrqCtrl | RegId::IrqCtrlAck => self.irqen as u64,
+                RegId::IrqCtrl => self.irqen as u64,
+                RegId::IrqCtrlAck => self.ack as u64,
+                RegId::IrqCfg0 => self.irq_cfg0,
+                RegId::IrqCfg1 => self.irq_cfg1 as u64,
+                RegId::IrqCfg2 => self.irq_cfg2 as u64,
+                RegId::IrqStatus => self.irq_abt as u64,
                 RegId::Evcntr(n) => {
                     let v = self.counter[n as usize];
                     match (w, snapshot) {
@@ -1057,7 +1286,11 @@ mod tests {
             let (id, shift) = (reg.id, if w == Word::Low { 0 } else { 32 });
             let bits = ((data as u64) << shift) & self.cfg.counter_bitmap();
             match id {
-                RegId::Evtyper(n) => self.evtyper[n as usize] = data as u16,
+                RegId::Evtyper(n) => {
+                    self.evtyper[n as usize] = data as u16;
+                    self.ovfcap[n as usize] = self.cfg.capture && data >> 31 == 1;
+                }
+                RegId::Capr => self.capr = data & 1 == 1,
                 RegId::CntenSet0 => self.cnten |= bits,
                 RegId::CntenClr0 => self.cnten &= !bits,
                 RegId::IntenSet0 => self.inten |= bits,
@@ -1066,6 +1299,15 @@ mod tests {
                 RegId::OvsClr0 => self.ovs &= !bits,
                 RegId::Cr => self.cr_e = data & 1 == 1,
                 RegId::IrqCtrl => self.irqen = data & 1 == 1,
+                // Guarded: ignored while IRQEN or its acknowledge is 1.
+                RegId::IrqCfg0 | RegId::IrqCfg1 | RegId::IrqCfg2 if self.irqen || self.ack => {}
+                RegId::IrqCfg2 => self.irq_cfg2 = data & reg.impl_mask() as u32,
+                RegId::IrqCfg0 => {
+                    let word = 0xFFFF_FFFFu64 << shift;
+                    let v = (self.irq_cfg0 & !word) | ((data as u64) << shift);
+                    self.irq_cfg0 = v & reg.impl_mask();
+                }
+                RegId::IrqCfg1 => self.irq_cfg1 = data,
                 RegId::Evcntr(n) => {
                     let c = &mut self.counter[n as usize];
                     *c = ((*c & !(0xFFFF_FFFFu64 << shift)) | ((data as u64) << shift))
@@ -1088,7 +1330,17 @@ mod tests {
                 pready: true,
                 pslverr: false,
                 irq: self.irq,
-                ..PinOutputs::default()
+                msi_memattr: (self.irq_cfg2 & 0xF) as u8,
+                msi_sh: (self.irq_cfg2 >> 4 & 3) as u8,
+                awvalid: self.awvalid,
+                awaddr: self.msi.0,
+                awprot: 0b011,
+                wvalid: self.wvalid,
+                wdata: self.msi.1,
+                wstrb: 0xF,
+                bready: self.busy && !self.awvalid && !self.wvalid,
+                capt_ack: self.capt_ack,
+                ..Default::default()
             };
             self.inputs.push(inp.clone());
             let cycle = self.cycle;
@@ -1124,6 +1376,7 @@ mod tests {
             };
             // Counting at this edge from the registered lane inputs.
             let mut irq = false;
+            let mut ovf_capture = false;
             for n in 0..self.cfg.counters as usize {
                 if !self.cr_e || self.cnten >> n & 1 == 0 || written == Some(n as u32) {
                     continue;
@@ -1150,13 +1403,43 @@ mod tests {
                 let sum = self.counter[n] as u128 + inc as u128;
                 if sum > self.cfg.counter_mask() as u128 {
                     self.ovs |= 1 << n;
+                    ovf_capture |= self.ovfcap[n];
                     irq |= self.inten >> n & 1 == 1 && self.irqen;
                 }
                 self.counter[n] = (sum as u64) & self.cfg.counter_mask();
             }
+            // The MSI master at this edge (IRQEN and the MSI state of this cycle).
+            let cand = self.pending || (irq && self.irq_cfg0 != 0);
+            let issue = cand && self.irqen && !self.busy;
+            let b_done = out.bready && inp.bvalid;
+            self.irq_abt |= b_done && inp.bresp >= 2;
+            self.awvalid = issue || (self.awvalid && !inp.awready);
+            self.wvalid = issue || (self.wvalid && !inp.wready);
+            self.busy = issue || (self.busy && !b_done);
+            self.pending = !issue && cand && self.irqen;
+            if issue {
+                self.msi = (self.irq_cfg0, self.irq_cfg1);
+            }
             if inp.psel && inp.penable && inp.pwrite {
                 self.write(inp.paddr, inp.pwdata);
             }
+            // Capture: every counter's value after this edge.
+            let external = self.capt_q && !self.capt_ack;
+            if std::mem::take(&mut self.capr) || ovf_capture || external {
+                self.svr.clone_from(&self.counter);
+            }
+            let ack = self.irqen || (self.ack && self.busy);
+            if ack && !self.ack {
+                self.irq_abt = false;
+            }
+            self.ack = ack;
+            // The capture handshake.
+            if self.capt_q && !self.capt_ack {
+                self.capt_ack = true;
+            } else if !self.capt_q {
+                self.capt_ack = false;
+            }
+            self.capt_q = inp.capt_req && self.cfg.capture;
             self.irq = irq;
             self.stage.clone_from(&inp.lanes);
             out
@@ -1167,24 +1450,12 @@ mod tests {
         }
     }
 
-    struct FakeMsi(Option<Vec<(u64, u32)>>);
-
-    impl MsiSource for FakeMsi {
-        fn take_msi_writes(&mut self) -> Option<Vec<(u64, u32)>> {
-            self.0.as_mut().map(std::mem::take)
-        }
-    }
-
     /// Parses and runs `text` on a fresh mock; returns the report, the output and the driver.
-    fn run_text(
-        text: &str,
-        msi: Option<&mut dyn MsiSource>,
-        trace: bool,
-    ) -> (RunReport, String, Driver<Mock>) {
+    fn run_text(text: &str, trace: bool) -> (RunReport, String, Driver<Mock>) {
         let script = parse(text).unwrap_or_else(|e| panic!("{e}"));
         let mut driver = Driver::new(Mock::new(&script.config), script.config.lanes as usize);
         let mut out = Vec::new();
-        let report = run(&script, &mut driver, msi, trace, &mut out).unwrap();
+        let report = run(&script, &mut driver, trace, &mut out).unwrap();
         (report, String::from_utf8(out).unwrap(), driver)
     }
 
@@ -1232,6 +1503,12 @@ expect irq 3 # comment
 expect msi 1
 expect msi 2 addr=0x8000_0000 data=0xAB
 expect msi 0 data=7
+msi_slave
+msi_slave aw=3 w=0x10 b=100 resp=slverr
+msi_slave resp=decerr b=2
+capt_req 1
+capt_req 0
+capture_request
 ";
         let s = parse(text).unwrap();
         assert_eq!(s.config_line, 4);
@@ -1405,6 +1682,36 @@ expect msi 0 data=7
                     data: Some(7),
                 },
             ),
+            (
+                27,
+                Command::MsiSlave {
+                    aw: 0,
+                    w: 0,
+                    b: 0,
+                    resp: RESP_OKAY,
+                },
+            ),
+            (
+                28,
+                Command::MsiSlave {
+                    aw: 3,
+                    w: 0x10,
+                    b: 100,
+                    resp: RESP_SLVERR,
+                },
+            ),
+            (
+                29,
+                Command::MsiSlave {
+                    aw: 0,
+                    w: 0,
+                    b: 2,
+                    resp: RESP_DECERR,
+                },
+            ),
+            (30, Command::CaptReq(true)),
+            (31, Command::CaptReq(false)),
+            (32, Command::CaptureRequest),
         ];
         assert_eq!(s.lines.len(), expected.len());
         for (got, want) in s.lines.iter().zip(&expected) {
@@ -1614,6 +1921,30 @@ expect msi 0 data=7
                 "does not fit 32 bits",
             ),
             ("config\nexpect msi 1 addr=1 addr=2\n", 2, "given twice"),
+            // msi_slave / capt_req / capture_request
+            (
+                "config\nmsi_slave resp=fail\n",
+                2,
+                "resp must be okay, slverr or decerr, got `fail`",
+            ),
+            ("config\nmsi_slave x=1\n", 2, "unknown key `x`"),
+            (
+                "config\nmsi_slave aw=1 aw=2\n",
+                2,
+                "key `aw` is given twice",
+            ),
+            ("config\nmsi_slave b=many\n", 2, "not a number"),
+            (
+                "config\nmsi_slave b=0x1_0000_0000\n",
+                2,
+                "does not fit 32 bits",
+            ),
+            ("config\nmsi_slave slverr\n", 2, "expected KEY=VALUE"),
+            ("config\ncapt_req\n", 2, "missing the level"),
+            ("config\ncapt_req 2\n", 2, "must be 0 or 1, got `2`"),
+            ("config\ncapt_req 1 2\n", 2, "unexpected argument `2`"),
+            ("config\ncapture_request now\n", 2, "takes none"),
+            ("config\ncapture\n", 2, "unknown command `capture`"),
             // the error is on the right line even late in a script, after comments
             (
                 "# header\nconfig\n\n# note\nidle 1\nread 0xE00 # ok\nread 0xE00 expect\n",
@@ -1658,7 +1989,7 @@ read 0x2000 expect 0x00000000 mask 0xF0   # fail (line 6)
 read 0xE00 expect 0x00703F3F       # CFGR of the default configuration: pass
 read 0x2000                        # no expectation: not counted
 ";
-        let (report, out, _) = run_text(text, None, false);
+        let (report, out, _) = run_text(text, false);
         assert_eq!((report.passed, report.failed), (3, 2));
         assert!(!report.ok());
         assert_eq!(last_line(&out), "3 passed, 2 failed");
@@ -1676,7 +2007,7 @@ read 0x2000                        # no expectation: not counted
         // 1 write + 6 reads, two cycles each.
         assert_eq!(report.cycles, 14);
 
-        let (report, out, _) = run_text("config\nread 0xE00 expect 0x00703F3F\n", None, false);
+        let (report, out, _) = run_text("config\nread 0xE00 expect 0x00703F3F\n", false);
         assert!(report.ok());
         assert_eq!(out, "1 passed, 0 failed\n");
     }
@@ -1691,7 +2022,7 @@ write64 0x2008 0xAABBCCDD00000001 s
 read64 0x2008 expect 0xAABBCCDD00000000 mask 0xFFFFFFFF00000000 s
 read64 0x2000 expect 0x1122334455667789   # fail
 ";
-        let (report, out, driver) = run_text(text, None, false);
+        let (report, out, driver) = run_text(text, false);
         assert_eq!((report.passed, report.failed), (2, 1));
         assert_eq!(last_line(&out), "2 passed, 1 failed");
         assert!(report.failures[0].contains("expected 0x1122334455667789, got 0x1122334455667788"));
@@ -1729,7 +2060,7 @@ event ids=1
 event lane=2 ss=realm ids=5 cycles=2
 idle 1
 ";
-        let (report, out, driver) = run_text(text, None, false);
+        let (report, out, driver) = run_text(text, false);
         assert_eq!(last_line(&out), "0 passed, 0 failed");
         assert_eq!(report.cycles, 2 + 3 + 1 + 2 + 1);
         let inputs = &driver.dut.inputs;
@@ -1799,7 +2130,7 @@ expect irq 0
 read 0x10CC0 expect 2      # OVSSET0
 expect irq 1               # fails: no new pulse
 ";
-        let (report, out, _) = run_text(text, None, true);
+        let (report, out, _) = run_text(text, true);
         assert_eq!((report.passed, report.failed), (4, 1), "{out}");
         assert!(report.failures[0].starts_with("line 15: expect irq: expected 1"));
         assert!(report.failures[0].ends_with("got 0"));
@@ -1823,50 +2154,202 @@ read64 0x10000 expect 5
 idle 1
 read64 0x10000 expect 5
 ";
-        let (report, out, _) = run_text(text, None, false);
+        let (report, out, _) = run_text(text, false);
         assert_eq!(last_line(&out), "2 passed, 0 failed", "{out}");
         assert!(report.ok());
     }
 
-    #[test]
-    fn expect_msi_fails_clearly_without_msi() {
-        let text = "config\nexpect msi 0\nexpect msi 1 addr=0x1000 data=5\n";
-        let (report, out, _) = run_text(text, None, false);
-        assert_eq!((report.passed, report.failed), (0, 2));
-        assert!(report.failures[0].starts_with("line 2: expect msi: MSI is not implemented yet"));
-        assert!(report.failures[1].starts_with("line 3: "));
-        assert!(out.contains("FAIL line 2: expect msi: MSI is not implemented yet"));
-        assert_eq!(last_line(&out), "0 passed, 2 failed");
+    /// Counter 0 of a 4 x 32-bit PMCG overflows with INTEN, IRQEN and an MSI address set.
+    const MSI_SETUP: &str = "\
+config counters=4 counter_bits=32
+write 0xE58 0x8000        # IRQ_CFG0.ADDR
+write 0xE60 7             # IRQ_CFG1.DATA
+write 0xC40 1             # INTENSET0: counter 0
+write 0xE50 1             # IRQ_CTRL.IRQEN
+write 0x10000 0xFFFFFFFE  # EVCNTR0 = max - 1 (page 1)
+write 0xE04 1             # CR.E
+write 0xC00 1             # CNTENSET0 at edge e: max after e+1, overflow at e+2
+";
 
-        // A source that says "no MSI support" fails the same way.
-        let mut none = FakeMsi(None);
-        let (report, _, _) = run_text("config\nexpect msi 0\n", Some(&mut none), false);
-        assert_eq!(report.failed, 1);
-        assert!(report.failures[0].contains("not implemented yet"));
+    #[test]
+    fn expect_msi_counts_the_slaves_completed_writes() {
+        let text = format!(
+            "{MSI_SETUP}idle 6\nexpect irq 1\nexpect msi 1 addr=0x8000 data=7\nexpect msi 0\n"
+        );
+        let (report, out, driver) = run_text(&text, false);
+        assert_eq!(out, "3 passed, 0 failed\n");
+        assert!(report.ok());
+        let w = driver.msi.completed[0];
+        assert_eq!(
+            (w.addr, w.data, w.strb, w.resp),
+            (0x8000, 7, 0xF, RESP_OKAY)
+        );
+
+        // Wrong count, address or data: one failure naming the line and what came.
+        for (line, needle) in [
+            (
+                "expect msi 2",
+                "expected 2 write(s), got 1 write(s) [(addr=0x8000 data=0x00000007)]",
+            ),
+            ("expect msi 0", "expected 0 write(s), got 1 write(s)"),
+            (
+                "expect msi 1 addr=0x8004",
+                "expected 1 write(s) addr=0x8004, got 1 write(s)",
+            ),
+            (
+                "expect msi 1 data=6",
+                "expected 1 write(s) data=0x00000006, got 1 write(s)",
+            ),
+        ] {
+            let text = format!("{MSI_SETUP}idle 6\n{line}\nexpect msi 0\n");
+            let (report, out, _) = run_text(&text, false);
+            assert_eq!(last_line(&out), "1 passed, 1 failed", "{line}: {out}");
+            let at = MSI_SETUP.lines().count() + 2;
+            assert!(
+                report.failures[0].starts_with(&format!("line {at}: expect msi: {needle}")),
+                "{line}: {:?}",
+                report.failures
+            );
+        }
+
+        // Writes completed before the run are not counted; the run counts from where it starts.
+        let script = parse(&format!("{MSI_SETUP}idle 6\n")).unwrap();
+        let mut driver = Driver::new(Mock::new(&script.config), 1);
+        let mut out = Vec::new();
+        run(&script, &mut driver, false, &mut out).unwrap();
+        assert_eq!(driver.msi.completed.len(), 1);
+        let again = parse("config counters=4 counter_bits=32\nexpect msi 0\n").unwrap();
+        let report = run(&again, &mut driver, false, &mut out).unwrap();
+        assert_eq!((report.passed, report.failed), (1, 0));
     }
 
     #[test]
-    fn expect_msi_checks_count_address_and_data() {
-        let mut src = FakeMsi(Some(vec![(0x8000, 7), (0x8000, 7)]));
-        let text = "\
-config
-expect msi 2 addr=0x8000 data=7   # pass, drains the writes
-expect msi 0                      # pass
-";
-        let (report, out, _) = run_text(text, Some(&mut src), false);
-        assert_eq!(last_line(&out), "2 passed, 0 failed");
+    fn msi_slave_sets_the_delays_and_the_response() {
+        let text = format!(
+            "{MSI_SETUP}msi_slave b=5 resp=slverr\nidle 12\nexpect msi 1\n\
+             read 0xE68 expect 1     # IRQ_STATUS.IRQ_ABT\n\
+             write 0xE50 0\nread 0xE68 expect 1\nwrite 0xE50 1\nread 0xE68 expect 0\n"
+        );
+        let (report, out, driver) = run_text(&text, false);
+        assert_eq!(out, "4 passed, 0 failed\n");
         assert!(report.ok());
+        let m = &driver.msi;
+        assert_eq!(
+            (m.aw_delay, m.w_delay, m.b_delay, m.resp),
+            (0, 0, 5, RESP_SLVERR)
+        );
+        let w = m.completed[0];
+        assert_eq!(w.resp, RESP_SLVERR);
+        // AW and W accepted at the edge of their first cycle f; BVALID 5 cycles later, in f+6.
+        assert_eq!(w.completed - w.first_valid, 6);
 
-        for (writes, line) in [
-            (vec![(0x8000, 7)], "expect msi 2 addr=0x8000"),
-            (vec![(0x8004, 7), (0x8000, 7)], "expect msi 2 addr=0x8000"),
-            (vec![(0x8000, 6), (0x8000, 7)], "expect msi 2 data=7"),
-        ] {
-            let mut src = FakeMsi(Some(writes));
-            let (report, out, _) = run_text(&format!("config\n{line}\n"), Some(&mut src), false);
-            assert_eq!(last_line(&out), "0 passed, 1 failed", "{line}");
-            assert!(report.failures[0].starts_with("line 2: expect msi: expected 2 write(s)"));
+        // The other keys, in any order; `msi_slave` alone restores the default slave.
+        let (_, _, driver) = run_text("config\nmsi_slave resp=decerr w=2 aw=3 b=4\n", false);
+        let m = &driver.msi;
+        assert_eq!(
+            (m.aw_delay, m.w_delay, m.b_delay, m.resp),
+            (3, 2, 4, RESP_DECERR)
+        );
+        let (_, _, driver) = run_text("config\nmsi_slave aw=9 resp=slverr\nmsi_slave\n", false);
+        let m = &driver.msi;
+        assert_eq!(
+            (m.aw_delay, m.w_delay, m.b_delay, m.resp),
+            (0, 0, 0, RESP_OKAY)
+        );
+        assert_eq!(driver.cycle, 0, "msi_slave takes no cycle");
+    }
+
+    /// A master that raises AWVALID in cycle 3 only (and so drops it before AWREADY).
+    struct Glitch(u64);
+
+    impl Dut for Glitch {
+        fn step(&mut self, _inp: &PinInputs) -> PinOutputs {
+            self.0 += 1;
+            PinOutputs {
+                pready: true,
+                awvalid: self.0 == 4,
+                awaddr: 0x40,
+                ..Default::default()
+            }
         }
+        fn name(&self) -> &'static str {
+            "glitch"
+        }
+    }
+
+    #[test]
+    fn msi_protocol_violations_fail_the_run() {
+        let run_glitch = |text: &str| {
+            let script = parse(text).unwrap();
+            let mut driver = Driver::new(Glitch(0), 1);
+            let mut out = Vec::new();
+            let report = run(&script, &mut driver, false, &mut out).unwrap();
+            (report, String::from_utf8(out).unwrap())
+        };
+        // Reported by the next `expect msi` (which itself passes: no write completed)...
+        let (report, out) = run_glitch("config\nmsi_slave aw=5\nidle 6\nexpect msi 0\nidle 1\n");
+        assert_eq!((report.passed, report.failed), (1, 1), "{out}");
+        assert_eq!(
+            report.failures[0],
+            "line 4: MSI write master broke the AXI protocol: cycle 4: AWVALID fell before AWREADY"
+        );
+        // ... or at the end of the script.
+        let (report, out) = run_glitch("config\nmsi_slave aw=5\nidle 6\n");
+        assert_eq!((report.passed, report.failed), (0, 1), "{out}");
+        assert!(report.failures[0].starts_with("end of script: MSI write master broke"));
+        assert_eq!(last_line(&out), "0 passed, 1 failed");
+    }
+
+    #[test]
+    fn capture_request_is_a_four_phase_handshake() {
+        let (report, out, driver) = run_text("config\nidle 2\ncapture_request\n", true);
+        assert!(report.ok(), "{out}");
+        assert_eq!(report.passed, 1);
+        assert!(
+            out.contains("cycle 2: capture_request: CAPT_ACK rose in cycle 4 and fell in cycle 7"),
+            "{out}"
+        );
+        // CAPT_REQ = 1 in cycles 2-4 (until CAPT_ACK is seen), 0 in 5-7 (until it is seen low).
+        let req: Vec<bool> = driver.dut.inputs.iter().map(|i| i.capt_req).collect();
+        assert_eq!(req, [false, false, true, true, true, false, false, false]);
+        assert_eq!(report.cycles, 8);
+
+        // Without capture CAPT_ACK never rises: a failure, and CAPT_REQ is dropped.
+        let (report, out, driver) =
+            run_text("config capture=off\ncapture_request\nidle 1\n", false);
+        assert_eq!(last_line(&out), "0 passed, 1 failed");
+        assert_eq!(
+            report.failures[0],
+            "line 2: capture_request: CAPT_ACK did not rise within 8 cycles of CAPT_REQ = 1 \
+             (from cycle 0)"
+        );
+        assert!(!driver.capt_req);
+        let req: Vec<bool> = driver.dut.inputs.iter().map(|i| i.capt_req).collect();
+        assert_eq!(req, [vec![true; 8], vec![false]].concat());
+    }
+
+    #[test]
+    fn capt_req_sets_the_level_without_a_cycle() {
+        let (report, out, driver) =
+            run_text("config\ncapt_req 1\nidle 3\ncapt_req 0\nidle 2\n", true);
+        assert!(report.ok());
+        let req: Vec<bool> = driver.dut.inputs.iter().map(|i| i.capt_req).collect();
+        assert_eq!(req, [true, true, true, false, false]);
+        assert!(out.contains("cycle 0: capt_req 1\n"), "{out}");
+        assert!(out.contains("cycle 3: capt_req 0\n"), "{out}");
+        // The mock acknowledges from cycle 2 (request registered at edge 0, ACK set at edge 1)
+        // to cycle 4 (request low from cycle 3, registered at edge 3, ACK cleared at edge 4).
+        let script = parse("config\ncapt_req 1\nidle 3\ncapt_req 0\nidle 3\n").unwrap();
+        let mut driver = Driver::new(Mock::new(&script.config), 1);
+        let acks = Rc::new(RefCell::new(Vec::new()));
+        let a = acks.clone();
+        driver.observer = Some(Box::new(move |c, _i, o| {
+            if o.capt_ack {
+                a.borrow_mut().push(c)
+            }
+        }));
+        run(&script, &mut driver, false, &mut Vec::new()).unwrap();
+        assert_eq!(*acks.borrow(), [2, 3, 4]);
     }
 
     #[test]
@@ -1878,7 +2361,7 @@ reset
 read 0x400 expect 0      # EVTYPER0 back to its reset value
 idle 1
 ";
-        let (report, _, driver) = run_text(text, None, false);
+        let (report, _, driver) = run_text(text, false);
         assert!(report.ok());
         let resets: Vec<bool> = driver.dut.inputs.iter().map(|i| i.presetn).collect();
         assert_eq!(resets, vec![true, true, false, true, true, true]);
@@ -1894,7 +2377,7 @@ write 0xE04 1 s
 event ids=1 cycles=2
 reset
 ";
-        let (_, out, _) = run_text(text, None, true);
+        let (_, out, _) = run_text(text, true);
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(
             lines,
@@ -1908,7 +2391,7 @@ reset
             ]
         );
         // Without trace only the summary is printed.
-        let (_, out, _) = run_text(text, None, false);
+        let (_, out, _) = run_text(text, false);
         assert_eq!(out, "0 passed, 0 failed\n");
     }
 
@@ -1920,7 +2403,7 @@ reset
         driver.idle(5);
         driver.irq_pulses = 7;
         let mut out = Vec::new();
-        let report = run(&script, &mut driver, None, false, &mut out).unwrap();
+        let report = run(&script, &mut driver, false, &mut out).unwrap();
         assert_eq!((report.passed, report.cycles), (1, 3));
         assert_eq!(driver.cycle, 8);
     }
@@ -1940,7 +2423,7 @@ idle 1
 read64 0x10000 expect 3
 expect irq 0
 ";
-        let (report, out, _) = run_text(text, None, false);
+        let (report, out, _) = run_text(text, false);
         assert_eq!(out, "3 passed, 0 failed\n");
         assert_eq!(report.cycles, 2 + 2 * 3 + 3 + 2 + 1 + 4);
     }
@@ -1950,19 +2433,65 @@ expect irq 0
     // -----------------------------------------------------------------------------------------
 
     const SMOKE: &str = include_str!("../../tests/scripts/smoke.pmcg");
+    /// The MSI and capture scripts, with the number of expectations each makes.
+    const MSI_CAPTURE_SCRIPTS: [(&str, &str, u32); 5] = [
+        (
+            "msi-overflow.pmcg",
+            include_str!("../../tests/scripts/msi-overflow.pmcg"),
+            16,
+        ),
+        (
+            "msi-abort.pmcg",
+            include_str!("../../tests/scripts/msi-abort.pmcg"),
+            15,
+        ),
+        (
+            "msi-irqen-wait.pmcg",
+            include_str!("../../tests/scripts/msi-irqen-wait.pmcg"),
+            11,
+        ),
+        (
+            "capture-capr.pmcg",
+            include_str!("../../tests/scripts/capture-capr.pmcg"),
+            16,
+        ),
+        (
+            "capture-external.pmcg",
+            include_str!("../../tests/scripts/capture-external.pmcg"),
+            9,
+        ),
+    ];
     const BAD_SYNTAX: &str = include_str!("../../tests/scripts/bad-syntax.pmcg");
 
     #[test]
     fn smoke_script_passes_on_the_mock() {
         let script = parse(SMOKE).unwrap();
         assert_eq!(script.config, PmcgConfig::default());
-        let (report, out, _) = run_text(SMOKE, None, false);
+        let (report, out, _) = run_text(SMOKE, false);
         assert!(report.ok(), "{out}");
         assert!(report.passed >= 10, "{out}");
         assert_eq!(
             last_line(&out),
             format!("{} passed, 0 failed", report.passed)
         );
+    }
+
+    /// The mock follows docs/behaviour.md for the MSI master, IRQ_CTRLACK, IRQ_STATUS and
+    /// capture, so the scripts' cycle arithmetic is checked here without any backend.
+    #[test]
+    fn msi_and_capture_scripts_pass_on_the_mock() {
+        for (name, text, expectations) in MSI_CAPTURE_SCRIPTS {
+            let script = parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(
+                script.lines.first().map(|l| &l.1),
+                Some(&Command::Reset),
+                "{name} starts with config, then reset"
+            );
+            let (report, out, driver) = run_text(text, false);
+            assert!(report.ok(), "{name}:\n{out}");
+            assert_eq!(report.passed, expectations, "{name}:\n{out}");
+            assert!(driver.msi.violations.is_empty(), "{name}");
+        }
     }
 
     #[test]

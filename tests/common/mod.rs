@@ -211,3 +211,6 @@ pub fn for_each_backend(cfg: &PmcgConfig, test: impl Fn(&mut Driver<Box<dyn Dut>
         }
     }
 }
+
+/// Register helpers and the pin recorder of the interrupt, MSI and capture tests.
+pub mod pmcg;
