@@ -331,14 +331,10 @@ pub struct RegFile {
     f_care: Vec<DFF<Bits<32>>>,
     f_value: Vec<DFF<Bits<32>>>,
     f_mode: Vec<DFF<Bits<13>>>,
-    f_mcare: Vec<DFF<Bits<32>>>,
-    f_mvalue: Vec<DFF<Bits<32>>>,
     /// Reset filter: the EVTYPERn/SMRn reset values decoded (ExactSID on StreamID 0).
     care_reset: Constant<Bits<32>>,
     value_reset: Constant<Bits<32>>,
     mode_reset: Constant<Bits<13>>,
-    mcare_reset: Constant<Bits<32>>,
-    mvalue_reset: Constant<Bits<32>>,
     /// Bit k: lane event k obeys the filters (not a global or non-attributable event).
     filterable: Constant<Bits<32>>,
     /// Bit k: lane event k is non-attributable (10.4.4).
@@ -355,7 +351,10 @@ pub struct RegFile {
     sec_eff: Signal<Local, Bit>,
     rel: Signal<Local, Bit>,
     acc: Signal<Local, Bits<8>>,
-    mval_now: Signal<Local, Bits<32>>,
+    /// The VALUE to compare with: VALUE, or with MPAM filtering VALUE and the selected space.
+    val_now: Signal<Local, Bits<32>>,
+    /// A lane's compare key: its StreamID, or with MPAM filtering its MPAM labels.
+    key: Signal<Local, Bits<32>>,
     lim_ok: Signal<Local, Bit>,
     ev_ok: Signal<Local, Bit>,
     filtered: Signal<Local, Bit>,
@@ -374,7 +373,9 @@ pub fn event_sel(is_cycle: bool, is_lane: bool, lane_bit: u32) -> u64 {
 /// it documents the layout of the mode register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FilterDecode {
-    /// StreamID bits that must match, and their value.
+    /// Key bits that must match, and their value: the StreamID's, or with MPAM filtering the
+    /// lane's {space, PMG, PARTID} (`config::lane_mpam_word` layout; the space is added to VALUE
+    /// per cycle).
     pub care: u64,
     pub value: u64,
     /// [0] a match-all StreamID mode (NoStreamID may count), [1] AllSIDManySECSID's security
@@ -383,9 +384,6 @@ pub struct FilterDecode {
     /// MPAMIDR.PARTID_MAX, [10] PARTID <= S_MPAMIDR.PARTID_MAX, [11] PMG <= MPAMIDR.PMG_MAX,
     /// [12] PMG <= S_MPAMIDR.PMG_MAX.
     pub mode: u64,
-    /// Lane MPAM bits that must match ({space, PMG, PARTID} layout), and their value (no space).
-    pub mcare: u64,
-    pub mvalue: u64,
 }
 
 impl FilterDecode {
@@ -396,7 +394,7 @@ impl FilterDecode {
         let sid_all = sm("STREAMID");
         let span = evt & fm("FILTER_SID_SPAN") != 0;
         let x = smr & sid_all;
-        let mut care = if span {
+        let care = if span {
             sid_all & !(x ^ (x + 1))
         } else {
             sid_all
@@ -405,9 +403,6 @@ impl FilterDecode {
         let mpam = cfg.mpam_filter && (fp || fg);
         let all_sid = mpam || (span && care == 0);
         let many = mpam || (span && x == sid_all);
-        if mpam {
-            care = 0;
-        }
         let (sp0, sp1) = mpam_sp_masks(map);
         let lim = mpam_limits(cfg, map);
         let (partid, pmg) = (smr & sm("PARTID"), smr & sm("PMG"));
@@ -425,22 +420,22 @@ impl FilterDecode {
             | bit(partid <= lim[1], 10)
             | bit(pmg <= lim[2], 11)
             | bit(pmg <= lim[3], 12);
-        let mut mcare = 0;
         if mpam {
-            mcare = LANE_MPAM_SP_FIELD;
+            // The MPAM labels take the StreamID's place in CARE/VALUE (10.4.3).
+            let mut care = LANE_MPAM_SP_FIELD;
             if fp {
-                mcare |= sm("PARTID");
+                care |= sm("PARTID");
             }
             if fg {
-                mcare |= sm("PMG");
+                care |= sm("PMG");
             }
+            let value = smr & care;
+            return FilterDecode { care, value, mode };
         }
         FilterDecode {
             care,
             value: x & care,
             mode,
-            mcare,
-            mvalue: smr & mcare,
         }
     }
 }
@@ -591,13 +586,9 @@ impl RegFile {
             f_care: (0..n).map(|_| Default::default()).collect(),
             f_value: (0..n).map(|_| Default::default()).collect(),
             f_mode: (0..n).map(|_| Default::default()).collect(),
-            f_mcare: (0..n).map(|_| Default::default()).collect(),
-            f_mvalue: (0..n).map(|_| Default::default()).collect(),
             care_reset: c32(f_reset.care),
             value_reset: c32(f_reset.value),
             mode_reset: Constant::new(f_reset.mode.into()),
-            mcare_reset: c32(f_reset.mcare),
-            mvalue_reset: c32(f_reset.mvalue),
             filterable: Constant::new(filterable.into()),
             nonattr: Constant::new(nonattr.into()),
             one: Constant::new(1.into()),
@@ -608,7 +599,8 @@ impl RegFile {
             sec_eff: Default::default(),
             rel: Default::default(),
             acc: Default::default(),
-            mval_now: Default::default(),
+            val_now: Default::default(),
+            key: Default::default(),
             lim_ok: Default::default(),
             ev_ok: Default::default(),
             filtered: Default::default(),
@@ -1034,10 +1026,11 @@ impl Logic for RegFile {
             self.filt_mode.next = self.filt_mode.val() | 0x0008u64;
         }
         if self.filt_mpam.val() {
-            // No StreamID filter: match-all with AllSIDManySECSID's security rules.
+            // No StreamID filter: match-all with AllSIDManySECSID's security rules; CARE and
+            // VALUE hold the MPAM labels to match instead (the space is added per cycle).
             self.filt_mode.next = self.filt_mode.val() | 0x0013u64;
-            self.filt_care.next = 0.into();
-            self.filt_value.next = 0.into();
+            self.filt_care.next = self.filt_mcare.val();
+            self.filt_value.next = self.filt_m.val() & self.filt_mcare.val();
         }
         if (self.filt_evt.val() & self.fpart_mask.val()).any() {
             self.filt_mode.next = self.filt_mode.val() | 0x0020u64;
@@ -1101,6 +1094,8 @@ impl Logic for RegFile {
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
         self.ovfcap_any.next = false;
+        // Assigned on every path (no latch); the lane loop sets it with the MPAM filter only.
+        self.key.next = 0.into();
         for n in 0..self.c_lo.len() {
             self.c_lo[n].clock.next = self.clock.val();
             self.c_hi[n].clock.next = self.clock.val();
@@ -1122,9 +1117,9 @@ impl Logic for RegFile {
             // cycle (10.4, 10.4.2-10.4.4, 10.6; docs/behaviour.md "Accepted set").
             self.m_now.next = self.f_mode[n].q.val();
             self.sec_eff.next = self.m_now.val().get_bit(2) & self.so.val();
-            self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
             self.acc.next = 0.into();
             if self.realm_impl.val() {
+                self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
                 if self.m_now.val().get_bit(1) {
                     // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
                     // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
@@ -1158,6 +1153,7 @@ impl Logic for RegFile {
                     self.acc.next = self.acc.val() | 0x20u64;
                 }
             } else {
+                self.rel.next = false;
                 // Without Realm (RLO, RTO, SAO, PMO are 0) the same rules reduce to the Secure
                 // state's: AllSIDManySECSID takes NS, and S with SO; the others one state.
                 // (A separate branch only to spare the native simulation the work.)
@@ -1170,19 +1166,19 @@ impl Logic for RegFile {
                 }
             }
             // MPAM: the selected PARTID space (FILTER_MPAM_SP) and its MPAMIDR limits.
-            self.mval_now.next = self.f_mvalue[n].q.val();
+            self.val_now.next = self.f_value[n].q.val();
             if self.mpam_on.val() & self.m_now.val().get_bit(4) {
                 if (!self.m_now.val().get_bit(7)) & self.so.val() {
                     // 0b00 / 0b10: Secure when SO = 1.
-                    self.mval_now.next = self.f_mvalue[n].q.val() | self.sp_s_word.val();
+                    self.val_now.next = self.f_value[n].q.val() | self.sp_s_word.val();
                     self.lim_ok.next = ((!self.m_now.val().get_bit(5))
                         | self.m_now.val().get_bit(10))
                         & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(12));
                 } else {
                     // Otherwise Non-secure, or Realm for 0b11 with RLO = 1 (MPAMIDR's limits).
-                    self.mval_now.next = self.f_mvalue[n].q.val() | self.sp_ns_word.val();
+                    self.val_now.next = self.f_value[n].q.val() | self.sp_ns_word.val();
                     if self.m_now.val().get_bit(7) & self.m_now.val().get_bit(8) & self.rlo.val() {
-                        self.mval_now.next = self.f_mvalue[n].q.val() | self.sp_realm_word.val();
+                        self.val_now.next = self.f_value[n].q.val() | self.sp_realm_word.val();
                     }
                     self.lim_ok.next = ((!self.m_now.val().get_bit(5))
                         | self.m_now.val().get_bit(9))
@@ -1202,22 +1198,31 @@ impl Logic for RegFile {
             for l in 0..self.hit.len() {
                 // A dynamic bit select, not a shift: rust-hdl simulates short shifts with BigUint.
                 self.hit[l].next = self.lane_in[l].val().get_bit(self.lane_bit.val().index());
-                // The filter, when the event obeys it: the StreamID (10.4.2: a NoStreamID access
-                // only under a match-all filter) and the security state. Branch-free, which
-                // keeps the Verilator model fast on random traffic.
-                self.hit[l].next = self.hit[l].val()
-                    & self.ev_ok.val()
-                    & ((!self.filtered.val())
-                        | (((self.lane_nosid[l].val() & self.m_now.val().get_bit(0))
-                            | ((!self.lane_nosid[l].val())
-                                & ((self.lane_sid[l].val() & self.f_care[n].q.val())
-                                    == self.f_value[n].q.val())))
-                            & self.acc.val().get_bit(self.lane_sse[l].val().index())));
+                // The filter, when the event obeys it: the key (StreamID, or the MPAM labels
+                // under MPAM filtering) against CARE/VALUE, a NoStreamID access only under a
+                // match-all mode (10.4.2; MPAM filtering is one), and the security state.
+                // Branch-free, which keeps the Verilator model fast on random traffic.
+                // (Two copies of the expression: without the MPAM filter the key is the StreamID,
+                // and the native simulation is spared a copy per lane and counter.)
                 if self.mpam_on.val() {
+                    self.key.next = self.lane_sid[l].val();
+                    if self.m_now.val().get_bit(4) {
+                        self.key.next = self.lane_mpam[l].val();
+                    }
                     self.hit[l].next = self.hit[l].val()
+                        & self.ev_ok.val()
                         & ((!self.filtered.val())
-                            | ((self.lane_mpam[l].val() & self.f_mcare[n].q.val())
-                                == self.mval_now.val()));
+                            | (((self.key.val() & self.f_care[n].q.val()) == self.val_now.val())
+                                & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
+                                & self.acc.val().get_bit(self.lane_sse[l].val().index())));
+                } else {
+                    self.hit[l].next = self.hit[l].val()
+                        & self.ev_ok.val()
+                        & ((!self.filtered.val())
+                            | (((self.lane_sid[l].val() & self.f_care[n].q.val())
+                                == self.val_now.val())
+                                & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
+                                & self.acc.val().get_bit(self.lane_sse[l].val().index())));
                 }
                 self.count.next = self.count.val() + self.hit[l].val();
             }
@@ -1229,8 +1234,6 @@ impl Logic for RegFile {
             self.f_care[n].clock.next = self.clock.val();
             self.f_value[n].clock.next = self.clock.val();
             self.f_mode[n].clock.next = self.clock.val();
-            self.f_mcare[n].clock.next = self.clock.val();
-            self.f_mvalue[n].clock.next = self.clock.val();
             // Write strobes of counter n (only a write cycle compares the index).
             self.filt_load.next = false;
             self.wr_lo.next = false;
@@ -1259,21 +1262,15 @@ impl Logic for RegFile {
             self.f_care[n].d.next = self.f_care[n].q.val();
             self.f_value[n].d.next = self.f_value[n].q.val();
             self.f_mode[n].d.next = self.f_mode[n].q.val();
-            self.f_mcare[n].d.next = self.f_mcare[n].q.val();
-            self.f_mvalue[n].d.next = self.f_mvalue[n].q.val();
             if self.filt_load.val() {
                 self.f_care[n].d.next = self.filt_care.val();
                 self.f_value[n].d.next = self.filt_value.val();
                 self.f_mode[n].d.next = self.filt_mode.val();
-                self.f_mcare[n].d.next = self.filt_mcare.val();
-                self.f_mvalue[n].d.next = self.filt_m.val() & self.filt_mcare.val();
             }
             if self.rst.val() {
                 self.f_care[n].d.next = self.care_reset.val();
                 self.f_value[n].d.next = self.value_reset.val();
                 self.f_mode[n].d.next = self.mode_reset.val();
-                self.f_mcare[n].d.next = self.mcare_reset.val();
-                self.f_mvalue[n].d.next = self.mvalue_reset.val();
             }
             // ---- Counter n (10.5.2.1): two 32-bit halves with a registered carry between them,
             // so no path adds 64 bits in a cycle and the native simulation never does 64-bit
