@@ -105,6 +105,13 @@ pub fn summary_json(cfg: &PmcgConfig, top: &str) -> String {
             "capture": cfg.capture,
             "msi": cfg.msi,
             "secure": cfg.secure,
+            "realm": cfg.realm,
+            "mpam_filter": cfg.mpam_filter,
+            "partid_max": cfg.partid_max,
+            "pmg_max": cfg.pmg_max,
+            "s_partid_max": cfg.s_partid_max,
+            "s_pmg_max": cfg.s_pmg_max,
+            "impdef_nonattr": cfg.impdef_nonattr,
             "sid_filter": match cfg.sid_filter {
                 pmcg_hdl::config::SidFilterType::PerCounter => "per-counter",
                 pmcg_hdl::config::SidFilterType::Global => "global",
