@@ -1772,3 +1772,84 @@ fn oracle_follows_a_hand_written_trace() {
         vec!["cycle 13: read of 0xe54 (set up in cycle 12) returned 0x0, the contract gives 0x1"]
     );
 }
+
+/// MPAM for MSIs (CFGR.MPAM, 10.5.2.25; docs/behaviour.md "MSI write master"): GMPAM's
+/// PO_PARTID and PO_PMG keep the bits of the larger MPAMIDR / S_MPAMIDR widths and Update reads
+/// 0; an MSI carries them on MSI_PARTID/MSI_PMG with its PARTID space on MSI_MPAM_NS (its
+/// AWPROT[1]), all taken at the issue and 0 outside AWVALID; a GMPAM write applies to the next MSI.
+#[test]
+fn msi_mpam_sidebands_follow_gmpam_and_the_msi_target() {
+    let (name, mut cfg) = irq_config();
+    let name = format!("{name} msi_mpam");
+    cfg.msi_mpam = true;
+    cfg.validate().unwrap();
+    let p = Pmcg::new(&name, &cfg);
+    let partid = p.map.field_mask(RegId::Gmpam, "PO_PARTID");
+    let pmg = p.map.field_mask(RegId::Gmpam, "PO_PMG");
+    // The larger of the two limits sets each width (10.5.2.25).
+    let width = |a: u64, b: u64| 64 - a.max(b).leading_zeros();
+    let pmg_lsb = pmg.trailing_zeros();
+    assert_eq!(
+        partid,
+        (1 << width(cfg.partid_max as u64, cfg.s_partid_max as u64)) - 1
+    );
+    assert_eq!(
+        pmg >> pmg_lsb,
+        (1 << width(cfg.pmg_max as u64, cfg.s_pmg_max as u64)) - 1
+    );
+    let cfgr_mpam = p.map.field_mask(RegId::Cfgr, "MPAM") as u32;
+    for_each_backend(&cfg, |d| {
+        let probe = attach(&p, d, MsiResponder::fixed(1, 0, 1, RESP_OKAY));
+        assert_eq!(p.read(d, RegId::Cfgr) & cfgr_mpam, cfgr_mpam, "CFGR.MPAM");
+        enable(&p, d, 1, ADDR, 0x5151_5151);
+        // Update (bit 31) set as software must; it reads back 0, the bits above the widths RES0.
+        p.write(d, RegId::Gmpam, 0xFFFF_FFFF);
+        assert_eq!(
+            p.read(d, RegId::Gmpam) as u64,
+            partid | pmg,
+            "config `{name}`: GMPAM fields, Update reads 0"
+        );
+        let values = [(0x5A_u64, 0x3_u64), (0x21, 0x6)];
+        for (i, &(part, group)) in values.iter().enumerate() {
+            let g = (part & partid) | ((group << pmg_lsb) & pmg) | 1 << 31;
+            p.write(d, RegId::Gmpam, g as u32);
+            // The MSI target: Non-secure for the first, Secure for the second (SCR.NSMSI and
+            // NSRA both 0).
+            let secure_target = i == 1;
+            if secure_target {
+                p.write(d, RegId::Scr, 0);
+            }
+            probe.clear_log();
+            let o = p.arm_overflow(d, 1, 3);
+            idle_until(d, o + 8);
+            let outs = probe.valid_outs();
+            assert!(
+                outs.iter().any(|(_, out)| out.awvalid),
+                "config `{name}`: an MSI for overflow {i}"
+            );
+            for (cycle, out) in outs {
+                let expect = if out.awvalid {
+                    (
+                        (part & partid) as u16,
+                        ((group << pmg_lsb & pmg) >> pmg_lsb) as u8,
+                        !secure_target,
+                    )
+                } else {
+                    (0, 0, false)
+                };
+                assert_eq!(
+                    (out.msi_partid, out.msi_pmg, out.msi_mpam_ns),
+                    expect,
+                    "config `{name}`: MPAM sidebands in cycle {cycle} (MSI {i})"
+                );
+                if out.awvalid {
+                    assert_eq!(out.awprot >> 1 & 1 == 1, !secure_target, "AWPROT[1]");
+                }
+            }
+            p.irqen(d, false);
+            p.irqen(d, true);
+        }
+        assert_eq!(d.msi.completed.len(), 2, "config `{name}`: two MSIs");
+        assert!(d.msi.violations.is_empty(), "{:?}", d.msi.violations);
+    });
+}

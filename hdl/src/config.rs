@@ -112,6 +112,9 @@ pub struct PmcgConfig {
     pub realm: bool,
     /// CFGR.FILTER_PARTID_PMG: MPAM PARTID/PMG event filtering (10.4.3) and MPAMIDR/S_MPAMIDR.
     pub mpam_filter: bool,
+    /// CFGR.MPAM: MSIs carry the PARTID and PMG of GMPAM (10.5.2.25) on sideband outputs.
+    /// Needs `msi`.
+    pub msi_mpam: bool,
     /// MPAMIDR.PARTID_MAX and PMG_MAX: the Non-secure (and Realm) filter limits.
     pub partid_max: u16,
     pub pmg_max: u8,
@@ -149,6 +152,7 @@ impl Default for PmcgConfig {
             secure: true,
             realm: false,
             mpam_filter: false,
+            msi_mpam: false,
             partid_max: 0xFF,
             pmg_max: 0x7,
             s_partid_max: 0xF,
@@ -220,7 +224,7 @@ fn parse_u32(field: &str, value: &str) -> Result<u32, ConfigError> {
 
 impl PmcgConfig {
     /// The configuration keys [`PmcgConfig::set`] accepts.
-    pub const KEYS: [&'static str; 23] = [
+    pub const KEYS: [&'static str; 24] = [
         "counters",
         "counter_bits",
         "sid_bits",
@@ -230,6 +234,7 @@ impl PmcgConfig {
         "secure",
         "realm",
         "mpam_filter",
+        "msi_mpam",
         "partid_max",
         "pmg_max",
         "s_partid_max",
@@ -259,6 +264,7 @@ impl PmcgConfig {
             "secure" => self.secure = parse_on_off(key, value)?,
             "realm" => self.realm = parse_on_off(key, value)?,
             "mpam_filter" => self.mpam_filter = parse_on_off(key, value)?,
+            "msi_mpam" => self.msi_mpam = parse_on_off(key, value)?,
             "partid_max" => self.partid_max = parse_limit(key, value, 0xFFFF)? as u16,
             "pmg_max" => self.pmg_max = parse_limit(key, value, 0xFF)? as u8,
             "s_partid_max" => self.s_partid_max = parse_limit(key, value, 0xFFFF)? as u16,
@@ -420,6 +426,12 @@ impl PmcgConfig {
                 ));
             }
         }
+        if self.msi_mpam && !self.msi {
+            return Err(err(
+                "msi_mpam",
+                "MPAM for MSIs needs the MSI master (msi=on)",
+            ));
+        }
         if self.realm && !self.secure {
             return Err(err(
                 "realm",
@@ -545,7 +557,7 @@ impl PmcgConfig {
     /// One line that names the configuration (for reports and cache keys).
     pub fn summary(&self) -> String {
         format!(
-            "counters={} counter_bits={} sid_bits={} lanes={} capture={} msi={} secure={} realm={} mpam_filter={} partid_max={:#x} pmg_max={:#x} s_partid_max={:#x} s_pmg_max={:#x} sid_filter={} reloc_ctrs={} ats={} impdef={} impdef_global={} impdef_nonattr={} page1_offset={:#x} pa_bits={}",
+            "counters={} counter_bits={} sid_bits={} lanes={} capture={} msi={} secure={} realm={} mpam_filter={} msi_mpam={} partid_max={:#x} pmg_max={:#x} s_partid_max={:#x} s_pmg_max={:#x} sid_filter={} reloc_ctrs={} ats={} impdef={} impdef_global={} impdef_nonattr={} page1_offset={:#x} pa_bits={}",
             self.counters,
             self.counter_bits,
             self.sid_bits,
@@ -555,6 +567,7 @@ impl PmcgConfig {
             on_off(self.secure),
             on_off(self.realm),
             on_off(self.mpam_filter),
+            on_off(self.msi_mpam),
             self.partid_max,
             self.pmg_max,
             self.s_partid_max,
@@ -647,6 +660,7 @@ mod tests {
             ("pmg_max=0x100", "pmg_max"),
             ("mpam_filter=maybe", "mpam_filter"),
             ("secure=off realm=on", "realm"),
+            ("msi=off msi_mpam=on", "msi_mpam"),
             ("counters", "counters"),
         ];
         for (item, field) in cases {

@@ -34,12 +34,15 @@ pub struct MsiMaster {
     pub addr_hi: Signal<In, Bits<32>>,
     pub data: Signal<In, Bits<32>>,
     pub prot: Signal<In, Bits<3>>,
+    /// MPAM sidebands of the MSI (CFGR.MPAM), latched like the payload.
+    pub mpam: Signal<In, Bits<32>>,
     /// IRQ_CTRL.IRQEN after this edge.
     pub en_next: Signal<In, Bit>,
     pub awvalid: Signal<Out, Bit>,
     pub awaddr_lo: Signal<Out, Bits<32>>,
     pub awaddr_hi: Signal<Out, Bits<32>>,
     pub awprot: Signal<Out, Bits<3>>,
+    pub msi_mpam: Signal<Out, Bits<32>>,
     pub wvalid: Signal<Out, Bit>,
     pub wdata: Signal<Out, Bits<32>>,
     pub wstrb: Signal<Out, Bits<4>>,
@@ -56,6 +59,7 @@ pub struct MsiMaster {
     addr_hi_r: DFF<Bits<32>>,
     data_r: DFF<Bits<32>>,
     prot_r: DFF<Bits<3>>,
+    mpam_r: DFF<Bits<32>>,
     ack_r: DFF<Bit>,
     abt_r: DFF<Bit>,
     busy_next: Signal<Local, Bit>,
@@ -67,7 +71,8 @@ impl Logic for MsiMaster {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, aw_v, w_v, busy_r, addr_lo_r, addr_hi_r, data_r, prot_r, ack_r, abt_r
+            self, clock, aw_v, w_v, busy_r, addr_lo_r, addr_hi_r, data_r, prot_r, mpam_r, ack_r,
+            abt_r
         );
         // VALIDs fall at the edge that samples their READY; nothing else looks at READY.
         self.aw_v.d.next = self.aw_v.q.val() & (!self.awready.val());
@@ -84,6 +89,7 @@ impl Logic for MsiMaster {
             self.addr_hi_r.d.next = self.addr_hi.val();
             self.data_r.d.next = self.data.val();
             self.prot_r.d.next = self.prot.val();
+            self.mpam_r.d.next = self.mpam.val();
         }
         if self.issue.val() {
             self.aw_v.d.next = true;
@@ -115,12 +121,14 @@ impl Logic for MsiMaster {
         self.awaddr_lo.next = 0.into();
         self.awaddr_hi.next = 0.into();
         self.awprot.next = 0.into();
+        self.msi_mpam.next = 0.into();
         self.wdata.next = 0.into();
         self.wstrb.next = 0.into();
         if self.aw_v.q.val() {
             self.awaddr_lo.next = self.addr_lo_r.q.val();
             self.awaddr_hi.next = self.addr_hi_r.q.val();
             self.awprot.next = self.prot_r.q.val();
+            self.msi_mpam.next = self.mpam_r.q.val();
         }
         if self.w_v.q.val() {
             self.wdata.next = self.data_r.q.val();

@@ -69,6 +69,8 @@ pub struct RegFile {
     pub msi_addr_hi: Signal<Out, Bits<32>>,
     pub msi_data: Signal<Out, Bits<32>>,
     pub msi_prot: Signal<Out, Bits<3>>,
+    /// With CFGR.MPAM: {NS at bit 24, PO_PMG [23:16], PO_PARTID [15:0]} of GMPAM.
+    pub msi_mpam: Signal<Out, Bits<32>>,
     pub irqen_next: Signal<Out, Bit>,
     /// IRQ_CFG2 (its MEMATTR and SH are the MSI sidebands).
     pub msi_attr: Signal<Out, Bits<32>>,
@@ -213,6 +215,9 @@ pub struct RegFile {
     s_hi: Vec<DFF<Bits<32>>>,
     s_pend: Vec<DFF<Bit>>,
     capture_impl: Constant<Bit>,
+    gmpam: DFF<Bits<32>>,
+    gmpam_addr: Constant<Bits<32>>,
+    gmpam_wmask: Constant<Bits<32>>,
     msi_impl: Constant<Bit>,
     capr_addr: Constant<Bits<32>>,
     ovfcap_mask: Constant<Bits<32>>,
@@ -791,6 +796,10 @@ impl RegFile {
             s_hi: (0..n).map(|_| Default::default()).collect(),
             s_pend: (0..n).map(|_| Default::default()).collect(),
             capture_impl: Constant::new(cfg.capture),
+            gmpam: Default::default(),
+            gmpam_addr: c32(addr(RegId::Gmpam)),
+            gmpam_wmask: c32(wmask(RegId::Gmpam)),
+            msi_mpam: Default::default(),
             msi_impl: Constant::new(cfg.msi),
             capr_addr: c32(addr(RegId::Capr)),
             ovfcap_mask: c32(map.field_mask(RegId::Evtyper(0), "OVFCAP")),
@@ -862,7 +871,7 @@ impl Logic for RegFile {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
-            snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r
+            snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
@@ -1476,6 +1485,17 @@ impl Logic for RegFile {
             self.msi_prot.next = 1u64.into();
         }
         self.msi_attr.next = self.cfg2.q.val();
+        // GMPAM (10.5.2.25): a write takes effect for the MSIs issued after its edge, and
+        // Update reads 0 (docs/behaviour.md). The MSI's PARTID space is its target's.
+        if self.wr_ok.val() & (self.word_addr.val() == self.gmpam_addr.val()) {
+            self.gmpam.d.next = (self.gmpam.q.val()
+                & (!(self.gmpam_wmask.val() & self.bmask.val())))
+                | (self.wbits.val() & self.gmpam_wmask.val());
+        }
+        self.msi_mpam.next = self.gmpam.q.val();
+        if self.msi_prot.val().get_bit(1) {
+            self.msi_mpam.next = self.gmpam.q.val() | 0x0100_0000u64;
+        }
         self.capt_ack.next = self.capt_ack_r.q.val();
         self.ovf_export.next = self.export_r.q.val();
         // ---- 64-bit read snapshot: the low-word read of a wide counter latches its high word ----
@@ -1525,6 +1545,9 @@ impl Logic for RegFile {
         }
         if self.word_addr.val() == self.irq_ctrl_addr.val() {
             self.rd_data.next = self.irq_ctrl.q.val();
+        }
+        if self.word_addr.val() == self.gmpam_addr.val() {
+            self.rd_data.next = self.gmpam.q.val();
         }
         if self.irq_ack.val() & (self.word_addr.val() == self.irq_ack_addr.val()) {
             self.rd_data.next = self.irqen_mask.val();
@@ -1613,6 +1636,7 @@ impl Logic for RegFile {
             self.rootcr.d.next = self.rootcr_reset.val();
             self.capt_ack_r.d.next = false;
             self.export_r.d.next = 0.into();
+            self.gmpam.d.next = 0.into();
             self.cfg0.d.next = self.cfg0_reset.val();
             self.cfg0_hi.d.next = self.cfg0_hi_reset.val();
             self.cfg1.d.next = self.cfg1_reset.val();

@@ -58,6 +58,7 @@ pub enum RegId {
     IrqCfg2,
     IrqStatus,
     Aidr,
+    Gmpam,
     Mpamidr,
     SMpamidr,
     PmDevArch,
@@ -167,6 +168,7 @@ pub mod offset {
     pub const IRQ_CFG2: u32 = 0xE64;
     pub const IRQ_STATUS: u32 = 0xE68;
     pub const AIDR: u32 = 0xE70;
+    pub const GMPAM: u32 = 0xE6C;
     pub const MPAMIDR: u32 = 0xE74;
     pub const S_MPAMIDR: u32 = 0xE78;
     pub const PMDEVARCH: u32 = 0xFBC;
@@ -440,8 +442,28 @@ impl RegisterMap {
                 ],
             );
         }
-        if cfg.mpam_filter {
-            // 10.5.2.27/28: the PARTID/PMG limits of the filter (CFGR.MPAM stays 0).
+        if cfg.msi_mpam {
+            // 10.5.2.25: bits above the combined PARTID / PMG widths of MPAMIDR and S_MPAMIDR are
+            // RES0; Update reads 0 (an update completes at its write's edge, docs/behaviour.md).
+            let width = |max: u64| 64 - max.leading_zeros();
+            let mut partid_max = cfg.partid_max as u64;
+            let mut pmg_max = cfg.pmg_max as u64;
+            if cfg.secure {
+                partid_max = partid_max.max(cfg.s_partid_max as u64);
+                pmg_max = pmg_max.max(cfg.s_pmg_max as u64);
+            }
+            let mut fields = Vec::new();
+            if partid_max > 0 {
+                fields.push(f("PO_PARTID", 0, width(partid_max), RW, 0));
+            }
+            if pmg_max > 0 {
+                fields.push(f("PO_PMG", 16, width(pmg_max), RW, 0));
+            }
+            fields.push(f("UPDATE", 31, 1, RO, 0));
+            push(RegId::Gmpam, "SMMU_PMCG_GMPAM".into(), GMPAM, 0, 32, fields);
+        }
+        if cfg.mpam_filter || cfg.msi_mpam {
+            // 10.5.2.27/28: the PARTID/PMG limits of the filter and of MSIs.
             push(
                 RegId::Mpamidr,
                 "SMMU_PMCG_MPAMIDR".into(),
@@ -480,7 +502,7 @@ impl RegisterMap {
                 RO,
                 (cfg.sid_filter == SidFilterType::Global) as u64,
             ),
-            f("MPAM", 24, 1, RO, 0),
+            f("MPAM", 24, 1, RO, cfg.msi_mpam as u64),
             f("FILTER_PARTID_PMG", 25, 1, RO, cfg.mpam_filter as u64),
         ];
         push(

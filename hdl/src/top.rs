@@ -63,6 +63,8 @@ pub struct PmcgCore {
     pub bready: Signal<Out, Bit>,
     /// IRQ_CFG2 (the wrapper takes MEMATTR and SH from it).
     pub msi_attr: Signal<Out, Bits<32>>,
+    /// {NS [24], PMG [23:16], PARTID [15:0]} of the MSI (CFGR.MPAM), 0 outside AWVALID.
+    pub msi_mpam: Signal<Out, Bits<32>>,
     /// External capture request / acknowledge (4-phase).
     pub capt_req: Signal<In, Bit>,
     pub capt_ack: Signal<Out, Bit>,
@@ -124,6 +126,7 @@ impl PmcgCore {
             wstrb: Default::default(),
             bready: Default::default(),
             msi_attr: Default::default(),
+            msi_mpam: Default::default(),
             capt_req: Default::default(),
             capt_ack: Default::default(),
             ovf_export: Default::default(),
@@ -211,6 +214,8 @@ impl Logic for PmcgCore {
         self.msi.addr_hi.next = self.regs.msi_addr_hi.val();
         self.msi.data.next = self.regs.msi_data.val();
         self.msi.prot.next = self.regs.msi_prot.val();
+        self.msi.mpam.next = self.regs.msi_mpam.val();
+        self.msi_mpam.next = self.msi.msi_mpam.val();
         self.msi.en_next.next = self.regs.irqen_next.val();
         self.regs.msi_busy.next = self.msi.busy.val();
         self.regs.irq_ack.next = self.msi.ack.val();

@@ -459,6 +459,15 @@ pub struct Model {
     cfg0_slot: usize,
     cfg1_slot: usize,
     cfg2_slot: usize,
+    /// GMPAM (with `msi_mpam`): its PO_PARTID and PO_PMG masks (10.5.2.25).
+    msi_mpam: bool,
+    gmpam_slot: usize,
+    gmpam_partid: FieldPos,
+    gmpam_pmg: FieldPos,
+    /// The MSI's PARTID, PMG and PARTID space (Non-secure), taken at the issue.
+    msi_partid: u16,
+    msi_pmg: u8,
+    msi_mpam_ns: bool,
     status_slot: usize,
     /// IRQ_CFG0.ADDR ([pa_bits-1:2]), IRQ_CFG1.DATA, IRQ_CFG2.MEMATTR and SH, IRQ_STATUS.IRQ_ABT.
     cfg0_addr_mask: u64,
@@ -690,6 +699,13 @@ impl Model {
             cfg0_slot: slot_of(RegId::IrqCfg0),
             cfg1_slot: slot_of(RegId::IrqCfg1),
             cfg2_slot: slot_of(RegId::IrqCfg2),
+            msi_mpam: cfg.msi_mpam,
+            gmpam_slot: slot_of(RegId::Gmpam),
+            gmpam_partid: field_pos(&map, RegId::Gmpam, "PO_PARTID"),
+            gmpam_pmg: field_pos(&map, RegId::Gmpam, "PO_PMG"),
+            msi_partid: 0,
+            msi_pmg: 0,
+            msi_mpam_ns: false,
             status_slot: slot_of(RegId::IrqStatus),
             cfg0_addr_mask: map.field_mask(RegId::IrqCfg0, "ADDR"),
             cfg1_data: field_pos(&map, RegId::IrqCfg1, "DATA"),
@@ -1383,6 +1399,14 @@ impl Model {
             self.awprot = (ns as u8) << 1 | 1;
             self.wdata = get(self.vals[self.cfg1_slot], self.cfg1_data);
             self.wstrb = 0xF;
+            if self.msi_mpam {
+                // CFGR.MPAM: GMPAM's PO_PARTID/PO_PMG, in the PARTID space of the MSI's target
+                // (S_MPAMIDR.HAS_MPAM_NS = 0: SCR.MSI_MPAM_NS is RES0).
+                let g = self.vals[self.gmpam_slot];
+                self.msi_partid = get(g, self.gmpam_partid) as u16;
+                self.msi_pmg = get(g, self.gmpam_pmg) as u8;
+                self.msi_mpam_ns = ns;
+            }
             self.busy = true;
             self.aw_done = false;
             self.w_done = false;
@@ -1408,6 +1432,9 @@ impl Dut for Model {
             awvalid,
             awaddr: if awvalid { self.awaddr } else { 0 },
             awprot: if awvalid { self.awprot } else { 0 },
+            msi_partid: if awvalid { self.msi_partid } else { 0 },
+            msi_pmg: if awvalid { self.msi_pmg } else { 0 },
+            msi_mpam_ns: awvalid && self.msi_mpam_ns,
             wvalid,
             wdata: if wvalid { self.wdata } else { 0 },
             wstrb: if wvalid { self.wstrb } else { 0 },

@@ -24,6 +24,7 @@ pub struct NativeDut {
     /// What the shipped top exposes of the core (synth/src/wrapper.rs): MSI ports only with
     /// MSI, AWADDR's pa_bits, IRQ_CFG2's MEMATTR/SH positions, one export bit per counter.
     msi: bool,
+    msi_mpam: bool,
     awaddr_mask: u64,
     memattr: (u32, u64),
     sh: (u32, u64),
@@ -47,6 +48,7 @@ impl NativeDut {
         Ok(NativeDut {
             core,
             msi: cfg.msi,
+            msi_mpam: cfg.msi_mpam,
             awaddr_mask: (1u64 << cfg.pa_bits) - 1,
             memattr: field("MEMATTR"),
             sh: field("SH"),
@@ -144,6 +146,12 @@ impl Dut for NativeDut {
             out.bready = c.bready.val();
             out.msi_memattr = ((attr >> self.memattr.0) & self.memattr.1) as u8;
             out.msi_sh = ((attr >> self.sh.0) & self.sh.1) as u8;
+            if self.msi_mpam {
+                let mpam = c.msi_mpam.val().index() as u32;
+                out.msi_partid = mpam as u16;
+                out.msi_pmg = (mpam >> 16) as u8;
+                out.msi_mpam_ns = mpam >> 24 & 1 != 0;
+            }
         }
         self.core.pclk.next = Clock { clk: true };
         self.settle();

@@ -197,6 +197,11 @@ pub struct PinOutputs {
     /// IRQ_CFG2.MEMATTR and SH for the MSI (sidebands; 0 without MSI).
     pub msi_memattr: u8,
     pub msi_sh: u8,
+    /// With `msi_mpam`: the MSI's PARTID, PMG and PARTID space (1 Non-secure), like AWADDR
+    /// (taken at the issue, 0 outside AWVALID).
+    pub msi_partid: u16,
+    pub msi_pmg: u8,
+    pub msi_mpam_ns: bool,
     /// External capture acknowledge (0 without capture).
     pub capt_ack: bool,
     /// Per-counter overflow pulses (bit n: counter n overflowed at the previous edge).

@@ -73,6 +73,8 @@ struct MsiPorts {
     bready: usize,
     memattr: usize,
     sh: usize,
+    /// MSI_PARTID, MSI_PMG, MSI_MPAM_NS (with CFGR.MPAM only).
+    mpam: Option<(usize, usize, usize)>,
 }
 
 pub struct VerilatorDut {
@@ -146,6 +148,11 @@ impl VerilatorDut {
                 bready: port("BREADY")?,
                 memattr: port("MSI_MEMATTR")?,
                 sh: port("MSI_SH")?,
+                mpam: if cfg.msi_mpam {
+                    Some((port("MSI_PARTID")?, port("MSI_PMG")?, port("MSI_MPAM_NS")?))
+                } else {
+                    None
+                },
             })
         } else {
             None
@@ -206,6 +213,11 @@ impl Dut for VerilatorDut {
             out.bready = m.get(p.bready) != 0;
             out.msi_memattr = m.get(p.memattr) as u8;
             out.msi_sh = m.get(p.sh) as u8;
+            if let Some((partid, pmg, ns)) = p.mpam {
+                out.msi_partid = m.get(partid) as u16;
+                out.msi_pmg = m.get(pmg) as u8;
+                out.msi_mpam_ns = m.get(ns) != 0;
+            }
             m.set(p.awready, inp.awready as u64);
             m.set(p.wready, inp.wready as u64);
             m.set(p.bvalid, inp.bvalid as u64);

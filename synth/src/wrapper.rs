@@ -181,6 +181,31 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
             ),
         ]);
     }
+    if cfg.msi_mpam {
+        p.extend([
+            port(
+                "MSI_PARTID",
+                Out,
+                16,
+                "core_msi_mpam[15:0]",
+                "GMPAM.PO_PARTID of the MSI, 0 outside AWVALID",
+            ),
+            port(
+                "MSI_PMG",
+                Out,
+                8,
+                "core_msi_mpam[23:16]",
+                "GMPAM.PO_PMG of the MSI, 0 outside AWVALID",
+            ),
+            port(
+                "MSI_MPAM_NS",
+                Out,
+                1,
+                "core_msi_mpam[24]",
+                "PARTID space of the MSI: 1 Non-secure (its AWPROT[1])",
+            ),
+        ]);
+    }
     if cfg.capture {
         p.push(port(
             "CAPT_REQ",
@@ -302,7 +327,7 @@ pub fn core_connections(cfg: &PmcgConfig) -> Vec<(String, String)> {
 }
 
 /// Every output of the core and its width: each lands on a wire `core_<name>`.
-pub const CORE_OUTPUTS: [(&str, u32); 15] = [
+pub const CORE_OUTPUTS: [(&str, u32); 16] = [
     ("prdata", 32),
     ("pready", 1),
     ("pslverr", 1),
@@ -316,6 +341,7 @@ pub const CORE_OUTPUTS: [(&str, u32); 15] = [
     ("wstrb", 4),
     ("bready", 1),
     ("msi_attr", 32),
+    ("msi_mpam", 32),
     ("capt_ack", 1),
     ("ovf_export", 64),
 ];

@@ -105,6 +105,7 @@ pub fn corner_configs() -> Vec<(&'static str, PmcgConfig)> {
                 "sid_bits=12",
                 "realm=on",
                 "mpam_filter=on",
+                "msi_mpam=on",
                 "impdef=0x80,0x81,0x82",
                 "impdef_global=0x81",
                 "impdef_nonattr=0x82",
