@@ -31,13 +31,11 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_config, record, span, Log, Pmcg, D, S};
-use common::{for_each_backend, have_tool, named_config};
+use common::{for_each_backend, named_config};
 use pmcg_hdl::regmap::{offset, RegId};
 use pmcg_sim::axi::MsiResponder;
 use pmcg_sim::pins::{Access, PinInputs};
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::rc::Rc;
 
 const NS: Access = Access::NonSecure;
@@ -572,40 +570,9 @@ fn capture_is_visible_to_a_read_in_the_interrupt_cycle() {
 
 const CAPTURE_SCRIPTS: [&str; 2] = ["capture-capr.pmcg", "capture-external.pmcg"];
 
-fn script_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/scripts")
-        .join(name)
-}
-
 /// tests/scripts/capture-*.pmcg through the CLI on every backend (each also in lock-step with
 /// the reference model, every output every cycle).
 #[test]
 fn capture_scripts_pass_on_every_backend() {
-    let mut backends = vec!["model", "native"];
-    if have_tool("verilator") {
-        backends.push("verilator");
-    }
-    for script in CAPTURE_SCRIPTS {
-        for backend in &backends {
-            let o = Command::new(env!("CARGO_BIN_EXE_smmu-pmcg"))
-                .args(["sim", "--script"])
-                .arg(script_path(script))
-                .args(["--backend", backend])
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&o.stdout);
-            assert_eq!(
-                o.status.code(),
-                Some(0),
-                "{script} on {backend}:\n{stdout}{}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let last = stdout.lines().last().unwrap_or("");
-            assert!(
-                last.ends_with(" passed, 0 failed") && !last.starts_with("0 passed"),
-                "{script} on {backend}: {last}"
-            );
-        }
-    }
+    common::scripts_pass_on_every_backend(&CAPTURE_SCRIPTS);
 }

@@ -49,8 +49,6 @@ use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, SecState};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 type D = Driver<Box<dyn Dut>>;
 
@@ -1503,38 +1501,7 @@ const FILTER_SCRIPTS: [&str; 6] = [
     "filter-spec-examples.pmcg",
 ];
 
-fn script_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/scripts")
-        .join(name)
-}
-
 #[test]
 fn filter_scripts_pass_on_every_backend() {
-    let mut backends = vec!["model", "native"];
-    if common::have_tool("verilator") {
-        backends.push("verilator");
-    }
-    for script in FILTER_SCRIPTS {
-        for backend in &backends {
-            let o = Command::new(env!("CARGO_BIN_EXE_smmu-pmcg"))
-                .args(["sim", "--script"])
-                .arg(script_path(script))
-                .args(["--backend", backend])
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&o.stdout);
-            assert_eq!(
-                o.status.code(),
-                Some(0),
-                "{script} on {backend}:\n{stdout}{}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let last = stdout.lines().last().unwrap_or("");
-            assert!(
-                last.ends_with(" passed, 0 failed"),
-                "{script} on {backend}: {last}"
-            );
-        }
-    }
+    common::scripts_pass_on_every_backend(&FILTER_SCRIPTS);
 }

@@ -44,7 +44,7 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_config, span, Log, Pmcg, D, S};
-use common::{base_seed, for_each_backend, have_tool, named_config};
+use common::{base_seed, for_each_backend, named_config};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId};
 use pmcg_sim::axi::{MsiResponder, MsiWrite, RESP_DECERR, RESP_OKAY, RESP_SLVERR};
@@ -52,8 +52,6 @@ use pmcg_sim::pins::{PinInputs, PinOutputs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::rc::Rc;
 
 // ---------------------------------------------------------------------------------------------
@@ -1667,42 +1665,11 @@ fn without_msi_ack_follows_irqen_and_the_msi_registers_are_res0() {
 
 const MSI_SCRIPTS: [&str; 3] = ["msi-overflow.pmcg", "msi-abort.pmcg", "msi-irqen-wait.pmcg"];
 
-fn script_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/scripts")
-        .join(name)
-}
-
 /// tests/scripts/msi-*.pmcg through the CLI on every backend (each also in lock-step with the
 /// reference model, every output every cycle).
 #[test]
 fn msi_scripts_pass_on_every_backend() {
-    let mut backends = vec!["model", "native"];
-    if have_tool("verilator") {
-        backends.push("verilator");
-    }
-    for script in MSI_SCRIPTS {
-        for backend in &backends {
-            let o = Command::new(env!("CARGO_BIN_EXE_smmu-pmcg"))
-                .args(["sim", "--script"])
-                .arg(script_path(script))
-                .args(["--backend", backend])
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&o.stdout);
-            assert_eq!(
-                o.status.code(),
-                Some(0),
-                "{script} on {backend}:\n{stdout}{}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let last = stdout.lines().last().unwrap_or("");
-            assert!(
-                last.ends_with(" passed, 0 failed") && !last.starts_with("0 passed"),
-                "{script} on {backend}: {last}"
-            );
-        }
-    }
+    common::scripts_pass_on_every_backend(&MSI_SCRIPTS);
 }
 
 /// The oracle on a hand-written trace (no backend): reset in cycle 0 (reset edge 1), IRQ_CFG0 =

@@ -66,8 +66,6 @@ use pmcg_hdl::regmap::{offset, Access as FieldAccess, RegId, RegisterMap};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, MpamSpace, PinInputs, SecState};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 type D = Driver<Box<dyn Dut>>;
 
@@ -2924,8 +2922,8 @@ fn control_writes_apply_to_events_from_the_write_access_cycle() {
 
 const REALM_SCRIPTS: [&str; 3] = ["realm-filter.pmcg", "mpam-partid.pmcg", "nonattr.pmcg"];
 
-fn script_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+fn script_path(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/scripts")
         .join(name)
 }
@@ -2944,30 +2942,5 @@ fn realm_scripts_pass_on_every_backend() {
             .count();
         assert!(expectations >= 8, "{script}: {expectations} expectations");
     }
-    let mut backends = vec!["model", "native"];
-    if common::have_tool("verilator") {
-        backends.push("verilator");
-    }
-    for script in REALM_SCRIPTS {
-        for backend in &backends {
-            let o = Command::new(env!("CARGO_BIN_EXE_smmu-pmcg"))
-                .args(["sim", "--script"])
-                .arg(script_path(script))
-                .args(["--backend", backend])
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&o.stdout);
-            assert_eq!(
-                o.status.code(),
-                Some(0),
-                "{script} on {backend}:\n{stdout}{}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            let last = stdout.lines().last().unwrap_or("");
-            assert!(
-                last.ends_with(" passed, 0 failed"),
-                "{script} on {backend}: {last}"
-            );
-        }
-    }
+    common::scripts_pass_on_every_backend(&REALM_SCRIPTS);
 }

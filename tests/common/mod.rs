@@ -215,3 +215,38 @@ pub fn for_each_backend(cfg: &PmcgConfig, test: impl Fn(&mut Driver<Box<dyn Dut>
 
 /// Register helpers and the pin recorder of the interrupt, MSI and capture tests.
 pub mod pmcg;
+
+/// Runs each of `scripts` (tests/scripts/) through the CLI on every backend: each run also
+/// checks the reference model in lock-step, every output every cycle, and must end with
+/// "N passed, 0 failed" for some N > 0.
+pub fn scripts_pass_on_every_backend(scripts: &[&str]) {
+    let mut backends = vec!["model", "native"];
+    if have_tool("verilator") {
+        backends.push("verilator");
+    }
+    for script in scripts {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/scripts")
+            .join(script);
+        for backend in &backends {
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_smmu-pmcg"))
+                .args(["sim", "--script"])
+                .arg(&path)
+                .args(["--backend", backend])
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{script} on {backend}:\n{stdout}{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let last = stdout.lines().last().unwrap_or("");
+            assert!(
+                last.ends_with(" passed, 0 failed") && !last.starts_with("0 passed"),
+                "{script} on {backend}: {last}"
+            );
+        }
+    }
+}
