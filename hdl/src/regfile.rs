@@ -232,7 +232,6 @@ pub struct RegFile {
     msi_want: Signal<Local, Bit>,
     ovfcap_any: Signal<Local, Bit>,
     cap_now: Signal<Local, Bit>,
-    svr_rel: Signal<Local, Bits<32>>,
     svr_in: Signal<Local, Bit>,
     sel_slo: Signal<Local, Bits<32>>,
     sel_shi: Signal<Local, Bits<32>>,
@@ -547,6 +546,16 @@ impl RegFile {
             .count() as u64;
         // The filter decode reads the SMR selected by an EVTYPER address and the EVTYPER selected
         // by an SMR address: both arrays must index counters with the same address bits.
+        // The access-path select compares each counter's key once for EVTYPERn and SMRn, and
+        // once for EVCNTRn and SVRn: each pair must share its offset bits.
+        assert_eq!(
+            map.array_extent(RegId::Evtyper(0)),
+            map.array_extent(RegId::Smr(0))
+        );
+        assert_eq!(
+            map.array_extent(RegId::Evcntr(0)),
+            map.array_extent(RegId::Svr(0))
+        );
         let index_of = |addr: u32, id: RegId| (addr & (map.array_extent(id) - 1)) >> 2;
         for i in 0..smr_count as u32 {
             let (evt, smr) = (map.reg(RegId::Evtyper(i)).addr, map.reg(RegId::Smr(i)).addr);
@@ -814,7 +823,6 @@ impl RegFile {
             msi_want: Default::default(),
             ovfcap_any: Default::default(),
             cap_now: Default::default(),
-            svr_rel: Default::default(),
             svr_in: Default::default(),
             sel_slo: Default::default(),
             sel_shi: Default::default(),
@@ -910,11 +918,10 @@ impl Logic for RegFile {
         self.evc_hiword.next = self.wide.val() & self.word_addr.val().get_bit(2);
         self.evc_in.next = ((self.word_addr.val() & self.evc_region.val()) == self.evc_base.val())
             & (self.evc_rel.val() < self.evc_lim.val());
-        // SVRn: the same strides and extent as EVCNTRn (10.5.1).
-        self.svr_rel.next = self.word_addr.val() & self.evc_rel_mask.val();
+        // SVRn: the same strides and extent as EVCNTRn (10.5.1), so the same element offset.
         self.svr_in.next = self.capture_impl.val()
             & ((self.word_addr.val() & self.svr_region.val()) == self.svr_base.val())
-            & (self.svr_rel.val() < self.evc_lim.val());
+            & (self.evc_rel.val() < self.evc_lim.val());
         self.evt_rel.next = self.word_addr.val() & self.evt_offset.val();
         self.evt_in.next = ((self.word_addr.val() & self.evt_region.val()) == self.evt_base.val())
             & (self.evt_rel.val() < self.evt_lim.val());
@@ -933,21 +940,21 @@ impl Logic for RegFile {
         self.sel_spend.next = false;
         if self.req_rd.val() | self.req_wr.val() {
             for n in 0..self.c_lo.len() {
+                // EVCNTRn and SVRn share strides and offsets (the same element offset): one compare
+                // selects both.
                 if self.evc_rel.val() == self.evc_key[n].val() {
                     self.sel_lo.next = self.c_lo[n].q.val();
                     self.sel_hi.next = self.c_hi[n].q.val();
                     self.sel_pend.next = self.c_pend[n].q.val();
-                }
-                if self.evt_rel.val() == self.arr_key[n].val() {
-                    self.sel_evtyper.next = self.c_evtyper[n].q.val();
-                }
-                if self.smr_rel.val() == self.arr_key[n].val() {
-                    self.sel_smr.next = self.c_smr[n].q.val();
-                }
-                if self.svr_rel.val() == self.evc_key[n].val() {
                     self.sel_slo.next = self.s_lo[n].q.val();
                     self.sel_shi.next = self.s_hi[n].q.val();
                     self.sel_spend.next = self.s_pend[n].q.val();
+                }
+                // EVTYPERn and SMRn share their index bits (checked in `new`): one compare
+                // selects both.
+                if self.evt_rel.val() == self.arr_key[n].val() {
+                    self.sel_evtyper.next = self.c_evtyper[n].q.val();
+                    self.sel_smr.next = self.c_smr[n].q.val();
                 }
             }
         }
