@@ -1,29 +1,34 @@
 //! `RegFile`: the PMCG register file and counter bank control, behind a generic register request
 //! (it never sees APB) in the request's access cycle. Every input is a register (the APB setup
-//! registers, the match stage, the reset register), so this block is never in a live-input path.
+//! registers, the match stage, the capture-request and reset registers, the MSI master's state),
+//! so this block is never in a live-input path.
 //!
 //! ```text
-//!   req_rd/req_wr/req_addr/req_wdata/req_strb/req_ns (registered at the setup edge)
+//!   req_rd/req_wr/req_addr/req_wdata/req_strb/req_ns/req_root (registered at the setup edge)
 //!        │ decode (addresses, masks, resets: Constants from the register map)
-//!        ├──► CR, SCR, IRQ_CTRL/ACK, IRQ_CFG0/1/2 ── storage registers
+//!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
-//!        ├──► counter n: write strobes, merged write data, EVTYPER event decode
+//!        ├──► counter n: write strobes, merged write data, EVTYPER event decode,
+//!        │    filter decode (CARE, VALUE, mode bits) at an EVTYPER/SMR write
 //!        └──► read mux ──► rd_data (PRDATA in the access cycle)
-//!   lane_* (registered lanes) + counter n's event decode + filter registers ──► match count
+//!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
+//!        ──► accepted security states, key compare ──► match count
 //!
 //!   counter n (10.5.2.1):  inc = CR.E & CNTEN[n] ? match : 0
 //!   ┌───────────────────┐  carry   ┌──────────────┐
 //!   │ lo[31:0] += inc   ├─────────►│ pend (1 bit) │──► hi += pend at the next edge
 //!   └───────────────────┘          └──────────────┘
-//!   ovf = carry & (narrow | hi + pend == max)  ──► ovf_pack ──► OVS, irq
-//!   irq: registered pulse when an INTEN counter overflows while IRQ_CTRL.IRQEN = 1
+//!   ovf = carry & (narrow | hi + pend == max)  ──► ovf_pack ──► OVS, irq, export, OVFCAP
+//!   capture (CAPR, OVFCAP, CAPT_REQ): SVRn := counter n's value after this edge
+//!   qualifying overflow (INTEN & IRQEN) ──► irq pulse; with IRQ_CFG0.ADDR != 0 ──► MSI
+//!   pending / issue ──► MsiMaster (msi.rs) ──► busy, IRQ_CTRLACK, IRQ_ABT back
 //! ```
 //! A counter is two 32-bit halves with the carry between them registered: no path adds 64 bits in
 //! one cycle, and the native simulation never does 64-bit arithmetic (rust-hdl stores wider `Bits`
 //! as bool arrays). Its value is ((hi + pend) << 32) | lo, truncated to `counter_bits`; the read
 //! mux adds `pend`. The counters live in this block's loop rather than in a block each, which
 //! keeps rust-hdl's settle (one iteration per block boundary) and the Verilator model short.
-//! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6.
+//! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6, 10.7.
 
 use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
