@@ -209,6 +209,11 @@ fn run_script(path: &Path, trace: bool, vcd: Option<&Path>, backend: Backend) ->
     };
     let checked = Checked::new(Model::new(cfg), dut);
     let mut driver = Driver::new(checked, cfg.lanes as usize);
+    // Every script starts from reset: PRESETn low for one cycle before the first command, not
+    // numbered. (The model starts in its reset state; the RTL would start from power-on values.)
+    driver.reset(1);
+    driver.cycle = 0;
+    driver.dut.rebase();
     let mut stdout = std::io::stdout();
     let report = pmcg_sim::script::run(&script, &mut driver, trace, &mut stdout)?;
     let mut ok = report.failed == 0;

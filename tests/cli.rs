@@ -358,3 +358,37 @@ fn missing_verilator_names_the_package() {
     );
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
 }
+
+/// The CLI resets the design before a script's first command: a script without `reset` sees the
+/// reset values on every backend (the model, which starts in its reset state, and the RTL, which
+/// would start from power-on values, agree from the first cycle), and cycle numbers start after
+/// that reset.
+#[test]
+fn a_script_starts_from_reset_without_a_reset_command() {
+    // SCR resets to READS_AS_ONE | NSMSI | NSRA and ROOTCR to ROOTCR_IMPL | NAO (register map);
+    // power-on zeros would read 0.
+    let map = pmcg_hdl::regmap::RegisterMap::new(
+        &pmcg_hdl::config::PmcgConfig::parse_kv(["counters=4", "counter_bits=32", "realm=on"])
+            .unwrap(),
+    );
+    let scr = map.reg(pmcg_hdl::regmap::RegId::Scr).reset();
+    let rootcr = map.reg(pmcg_hdl::regmap::RegId::Rootcr).reset();
+    assert!(scr != 0 && rootcr != 0);
+    let p = script(
+        "no-reset.pmcg",
+        &format!(
+            "config counters=4 counter_bits=32 realm=on\nread 0xE48 expect {rootcr:#x} root\nread 0xDF8 expect {scr:#x} s\n"
+        ),
+    );
+    let mut backends = vec!["model", "native"];
+    if common::have_tool("verilator") {
+        backends.push("verilator");
+    }
+    for backend in backends {
+        let o = run_sim(&p, &["--backend", backend, "--trace"]);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{backend}: {out}");
+        assert!(out.contains("cycle 0: read 0x00e48"), "{backend}: {out}");
+        assert_eq!(out.lines().last(), Some("2 passed, 0 failed"), "{backend}");
+    }
+}

@@ -18,6 +18,11 @@ pub struct Checked<R: Dut, D: Dut> {
 }
 
 impl<R: Dut, D: Dut> Checked<R, D> {
+    /// Counts cycles from 0 again (after cycles a caller does not number, e.g. a power-on reset).
+    pub fn rebase(&mut self) {
+        self.cycle = 0;
+    }
+
     pub fn new(reference: R, dut: D) -> Self {
         Checked {
             reference,

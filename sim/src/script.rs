@@ -40,12 +40,16 @@
 //! ## `config`
 //! Keys: `counters`, `counter_bits`, `sid_bits`, `lanes`, `capture` (on\|off), `msi` (on\|off),
 //! `secure` (on\|off), `sid_filter` (per-counter\|global), `reloc_ctrs` (on\|off), `ats` (on\|off),
-//! `impdef` (comma list of event IDs), and also `page1_offset`, `pa_bits`, `jep106` (`CONT:ID`) and
+//! `impdef` (comma list of event IDs), `impdef_global`, `impdef_nonattr`, `realm` (on\|off),
+//! `mpam_filter` (on\|off), `msi_mpam` (on\|off), `partid_max`, `pmg_max`, `s_partid_max`,
+//! `s_pmg_max`, and also `page1_offset`, `pa_bits`, `jep106` (`CONT:ID`) and
 //! `product` (`PART[:VARIANT[:REVISION]]`), with the values [`PmcgConfig::set`] accepts. Missing keys
 //! take the defaults of [`PmcgConfig::default`]; `config` alone is the default configuration. A key
 //! given twice, an unknown key, an item without `=` or a value that fails
 //! [`PmcgConfig::validate`] is an error naming the line and the key. The caller builds the backend
-//! and its [`Driver`] from [`Script::config`] (with `config.lanes` lanes).
+//! and its [`Driver`] from [`Script::config`] (with `config.lanes` lanes). The CLI (`smmu-pmcg
+//! sim`) holds PRESETn low for one cycle before the first command, not numbered, so a script
+//! starts from the reset state; an explicit `reset` is still allowed.
 //!
 //! ## APB accesses
 //! - ADDR is a byte address that must fit 32 bits (for the 64-bit forms ADDR+4 must too). The low two
