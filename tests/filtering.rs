@@ -42,6 +42,7 @@
 //! edge `off` lets a cycle counter count `off - on` edges.
 
 mod common;
+use common::sid_modes::{all_ones, care, mode, Mode};
 
 use common::{for_each_backend, named_config};
 use pmcg_hdl::config::{PmcgConfig, SidFilterType};
@@ -64,57 +65,6 @@ const SECURITY_STATES: [SecState; 3] = [SecState::NonSecure, SecState::Secure, S
 // ---------------------------------------------------------------------------------------------
 // The oracle (docs/behaviour.md, "StreamID and security-state filtering")
 // ---------------------------------------------------------------------------------------------
-
-/// ALL = 2^W - 1: the implemented StreamID bits.
-fn all_ones(w: u32) -> u32 {
-    if w >= 32 {
-        u32::MAX
-    } else {
-        (1 << w) - 1
-    }
-}
-
-/// The filter modes of spec 10.4, named as the spec names them.
-#[allow(clippy::enum_variant_names)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    ExactSid,
-    PartialSid,
-    AllSidOneSecSid,
-    AllSidManySecSid,
-}
-
-/// The mode of (SPAN, X) with W implemented SMR bits. X is truncated to W bits first: the bits
-/// above read 0 and ignore writes (10.4.1).
-fn mode(w: u32, span: bool, x: u32) -> Mode {
-    let all = all_ones(w);
-    let x = x & all;
-    if !span {
-        Mode::ExactSid
-    } else if x == all {
-        Mode::AllSidManySecSid
-    } else if x == all >> 1 {
-        Mode::AllSidOneSecSid
-    } else {
-        Mode::PartialSid
-    }
-}
-
-/// CARE: the StreamID bits that must equal X's. ExactSID: all of them; AllSIDManySECSID: none;
-/// PartialSID (and AllSIDOneSECSID, its widest case): all but the lowest 0 bit of X and the
-/// bits below it.
-fn care(w: u32, span: bool, x: u32) -> u32 {
-    let all = all_ones(w);
-    let x = x & all;
-    if !span {
-        all
-    } else if x == all {
-        0
-    } else {
-        // x < all <= u32::MAX, so x + 1 does not overflow.
-        all & !(x ^ (x + 1))
-    }
-}
 
 /// Whether a counter with filter (SPAN, SEC, X), SCR.SO = `so`, in a PMCG with
 /// (`secure_impl`) or without Secure state and W StreamID bits, counts a filterable lane event

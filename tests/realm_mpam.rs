@@ -59,6 +59,7 @@
 //! `off` lets a cycle counter count `off - on` edges.
 
 mod common;
+use common::sid_modes::{all_ones, care, mode, Mode};
 
 use common::for_each_backend;
 use pmcg_hdl::config::{PmcgConfig, SidFilterType};
@@ -184,53 +185,6 @@ fn cfg_exhaustive(w: u32) -> (String, PmcgConfig) {
 // ---------------------------------------------------------------------------------------------
 // The oracle (docs/behaviour.md, "StreamID and security-state filtering")
 // ---------------------------------------------------------------------------------------------
-
-/// ALL = 2^W - 1.
-fn all_ones(w: u32) -> u32 {
-    if w >= 32 {
-        u32::MAX
-    } else {
-        (1 << w) - 1
-    }
-}
-
-/// The filter modes of spec 10.4.
-#[allow(clippy::enum_variant_names)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    ExactSid,
-    PartialSid,
-    AllSidOneSecSid,
-    AllSidManySecSid,
-}
-
-/// The mode of (SPAN, X), X truncated to W bits.
-fn mode(w: u32, span: bool, x: u32) -> Mode {
-    let all = all_ones(w);
-    let x = x & all;
-    if !span {
-        Mode::ExactSid
-    } else if x == all {
-        Mode::AllSidManySecSid
-    } else if x == all >> 1 {
-        Mode::AllSidOneSecSid
-    } else {
-        Mode::PartialSid
-    }
-}
-
-/// CARE: the StreamID bits that must equal X's.
-fn care(w: u32, span: bool, x: u32) -> u32 {
-    let all = all_ones(w);
-    let x = x & all;
-    if !span {
-        all
-    } else if x == all {
-        0
-    } else {
-        all & !(x ^ (x + 1))
-    }
-}
 
 /// SCR and ROOTCR bits as software programs them (absent bits are 0 to the oracle).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

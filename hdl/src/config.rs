@@ -392,40 +392,12 @@ impl PmcgConfig {
                 return Err(err("impdef", format!("event {e:#x} is listed twice")));
             }
         }
-        for (i, &e) in self.impdef_global.iter().enumerate() {
-            if !self.impdef_events.contains(&e) {
-                return Err(err(
-                    "impdef_global",
-                    format!("event {e:#x} is not one of the impdef events"),
-                ));
-            }
-            if self.impdef_global[..i].contains(&e) {
-                return Err(err(
-                    "impdef_global",
-                    format!("event {e:#x} is listed twice"),
-                ));
-            }
-        }
-        for (i, &e) in self.impdef_nonattr.iter().enumerate() {
-            if !self.impdef_events.contains(&e) {
-                return Err(err(
-                    "impdef_nonattr",
-                    format!("event {e:#x} is not one of the impdef events"),
-                ));
-            }
-            if self.impdef_global.contains(&e) {
-                return Err(err(
-                    "impdef_nonattr",
-                    format!("event {e:#x} is also in impdef_global"),
-                ));
-            }
-            if self.impdef_nonattr[..i].contains(&e) {
-                return Err(err(
-                    "impdef_nonattr",
-                    format!("event {e:#x} is listed twice"),
-                ));
-            }
-        }
+        self.check_impdef_subset("impdef_global", &self.impdef_global, ("", &[]))?;
+        self.check_impdef_subset(
+            "impdef_nonattr",
+            &self.impdef_nonattr,
+            ("impdef_global", &self.impdef_global),
+        )?;
         if self.msi_mpam && !self.msi {
             return Err(err(
                 "msi_mpam",
@@ -469,6 +441,34 @@ impl PmcgConfig {
                 "jep106",
                 "continuation code is 0-15 and identity code 0-127",
             ));
+        }
+        Ok(())
+    }
+
+    /// `list` (the value of key `field`) names each of its events once, each one of `impdef`,
+    /// and none of `excluded` (another such list: its key and value).
+    fn check_impdef_subset(
+        &self,
+        field: &str,
+        list: &[u16],
+        (excluded_field, excluded): (&str, &[u16]),
+    ) -> Result<(), ConfigError> {
+        for (i, &e) in list.iter().enumerate() {
+            if !self.impdef_events.contains(&e) {
+                return Err(err(
+                    field,
+                    format!("event {e:#x} is not one of the impdef events"),
+                ));
+            }
+            if excluded.contains(&e) {
+                return Err(err(
+                    field,
+                    format!("event {e:#x} is also in {excluded_field}"),
+                ));
+            }
+            if list[..i].contains(&e) {
+                return Err(err(field, format!("event {e:#x} is listed twice")));
+            }
         }
         Ok(())
     }

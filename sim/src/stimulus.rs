@@ -142,7 +142,7 @@ impl Stimulus {
                 offset::IRQ_CFG0,
                 offset::IRQ_CFG0,
                 offset::INTENSET0,
-                cfg.page1_offset * cfg.reloc_ctrs as u32 + offset::CAPR,
+                map.get(RegId::Capr).map_or(offset::CAPR, |r| r.addr),
             ],
             sid_all,
             bitmap_addrs,

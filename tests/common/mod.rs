@@ -215,6 +215,7 @@ pub fn for_each_backend(cfg: &PmcgConfig, test: impl Fn(&mut Driver<Box<dyn Dut>
 
 /// Register helpers and the pin recorder of the interrupt, MSI and capture tests.
 pub mod pmcg;
+pub mod sid_modes;
 
 /// Runs each of `scripts` (tests/scripts/) through the CLI on every backend: each run also
 /// checks the reference model in lock-step, every output every cycle, and must end with
