@@ -28,7 +28,7 @@
 //!                                            9. APB write access: PSTRB merge, guards;
 //!                                               re-decode event / filter if written
 //!                                           10. OVS |= ovf; irq := qualifying; export :=
-//!                                               ovf; ACK := EN | (ACK & BUSY) (0 -> 1
+//!                                               ovf; ACK := EN | (ACK & (BUSY|PEND)) (0 -> 1
 //!                                               clears IRQ_ABT); capture: svr := counters
 //!                                           11. setup := this cycle's APB setup (PRESETn
 //!                                               high); rst_q := !PRESETn
@@ -557,6 +557,26 @@ pub struct Model {
     capt_ack: bool,
     /// OVF_EXPORT output register: the counters that overflowed at the previous edge.
     ovf_export: u64,
+    /// Split 64-bit counter writes (behaviour.md "Split 64-bit counter writes"): the pair
+    /// register. A low-word write of counter `pair_ctr` opened it with `pair_base` = B, the
+    /// counter's high part in the cycle of that write.
+    pair_open: bool,
+    pair_ctr: usize,
+    pair_base: u64,
+    /// A fault planted by a test to show that a check can fail (never set otherwise).
+    fault: Option<PlantedFault>,
+}
+
+/// A fault a test plants in the model (as a device under test beside a correct model) to show
+/// that the random stimulus and the lock-step comparison catch it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlantedFault {
+    /// A paired high-word write ignores the carries out of the low word between the two halves
+    /// (c = 0): the bug issue 10 reported, in its subtle form.
+    DropPairCarry,
+    /// The old MSI rule: a pending MSI is dropped at an edge with IRQEN = 0 in its cycle, and
+    /// IRQ_CTRLACK does not wait for a pending MSI.
+    DropPendingMsi,
 }
 
 /// An APB transfer as registered in its setup cycle (APB4 keeps these stable into the access).
@@ -786,6 +806,10 @@ impl Model {
             capt_req_q: false,
             capt_ack: false,
             ovf_export: 0,
+            pair_open: false,
+            pair_ctr: 0,
+            pair_base: 0,
+            fault: None,
         };
         m.reset();
         m
@@ -830,6 +854,11 @@ impl Model {
     /// BUSY: an MSI has been issued and its write response not accepted yet.
     pub fn msi_busy(&self) -> bool {
         self.busy
+    }
+
+    /// Plants a fault (tests only: a model with a fault is a broken device under test).
+    pub fn plant_fault(&mut self, fault: PlantedFault) {
+        self.fault = Some(fault);
     }
 
     /// An MSI is pending (waiting for BUSY to fall).
@@ -893,6 +922,7 @@ impl Model {
         self.capt_req_q = false;
         self.capt_ack = false;
         self.ovf_export = 0;
+        self.pair_open = false;
     }
 
     /// Recomputes the mirrors of CR.E, SCR.{NSRA, SO, NAO}, ROOTCR.{RTO, RLO, NAO, SAO, PMO},
@@ -1287,20 +1317,63 @@ impl Model {
         if access_write.is_some() {
             self.snap_valid = false;
         }
-        // 10.5.2.1 / behaviour.md: a counter written at this edge does not count at it.
+        // Split 64-bit counter writes (10.5 leaves 64-bit atomicity IMPLEMENTATION DEFINED;
+        // behaviour.md "Split 64-bit counter writes"): a low-word write opens the pair register,
+        // the next EVCNTR write closes it, and a high-word write to the paired counter rebases
+        // the counter to {H + c, low} and lets it count at this edge.
+        let mut paired = false;
+        let mut pair_ovf = 0u64;
+        let hi_mask = self.counter_mask >> 32;
+        if let Some(((s, w), r)) = write {
+            if let Kind::Counter(n) = self.slots[s].kind {
+                if hi_mask != 0 {
+                    let high = self.counters[n] >> 32;
+                    match w {
+                        Word::Low => {
+                            self.pair_open = true;
+                            self.pair_ctr = n;
+                            self.pair_base = high;
+                        }
+                        Word::High => {
+                            if self.pair_open && self.pair_ctr == n {
+                                paired = true;
+                                let bytes = strobe_mask(r.pstrb);
+                                let base = self.pair_base;
+                                let h = ((base & !bytes) | (r.pwdata as u64 & bytes)) & hi_mask;
+                                let c = if self.fault == Some(PlantedFault::DropPairCarry) {
+                                    0
+                                } else {
+                                    high.wrapping_sub(base) & hi_mask
+                                };
+                                // 10.2.1: the 64-bit write's count passed the top between the
+                                // halves: an overflow at this edge.
+                                if h + c > hi_mask {
+                                    pair_ovf = 1 << n;
+                                }
+                                self.counters[n] =
+                                    ((h + c) & hi_mask) << 32 | (self.counters[n] & 0xFFFF_FFFF);
+                            }
+                            self.pair_open = false;
+                        }
+                    }
+                }
+            }
+        }
+        // 10.5.2.1 / behaviour.md: a counter written at this edge does not count at it (a paired
+        // high-word write does: it only rebased the counter).
         let skip = match write {
-            Some(((s, _), _)) => match self.slots[s].kind {
+            Some(((s, _), _)) if !paired => match self.slots[s].kind {
                 Kind::Counter(n) => 1u64 << n,
                 _ => 0,
             },
-            None => 0,
+            _ => 0,
         };
 
         // Matching and counting use the configuration of this cycle (writes at this edge act
         // from the next) and the lanes registered at the previous edge.
         let lanes_q = self.lanes_q;
         self.match_lanes(&lanes_q);
-        let ovf = self.count(skip);
+        let ovf = self.count(skip) | pair_ovf;
         // 10.5.2.7 / 10.5.2.19: overflow of a counter with INTEN = 1 while IRQEN = 1 interrupts:
         // a qualifying overflow edge.
         let irq = ovf & self.inten != 0 && self.irqen;
@@ -1333,7 +1406,9 @@ impl Model {
         }
 
         if let Some(((s, w), r)) = write {
-            self.write(s, w, r.pwdata, r.pstrb);
+            if !paired {
+                self.write(s, w, r.pwdata, r.pstrb);
+            }
         }
         // 10.2.1: overflow sets OVS (after the write: it beats a same-edge OVSCLR0).
         self.ovs |= ovf;
@@ -1342,9 +1417,12 @@ impl Model {
             self.irq_pulses += 1;
         }
         self.ovf_export = ovf;
-        // IRQ_CTRLACK.IRQEN := EN or (ACK and BUSY), with EN and BUSY after this edge; IRQ_ABT
-        // clears where ACK goes 0 -> 1 (10.5.2.24).
-        let ack = self.irqen || (self.ack_irqen && self.busy);
+        // IRQ_CTRLACK.IRQEN := EN or (ACK and (BUSY or PENDING)), with EN, BUSY and PENDING after
+        // this edge: a 1 -> 0 update completes when every prior MSI, issued or pending, has
+        // completed (10.5.2.19); IRQ_ABT clears where ACK goes 0 -> 1 (10.5.2.24).
+        let owed =
+            self.busy || (self.msi_pending && self.fault != Some(PlantedFault::DropPendingMsi));
+        let ack = self.irqen || (self.ack_irqen && owed);
         if ack != self.ack_irqen {
             if let Some(a) = self.ack_slot {
                 let m = self.ack_irqen_mask;
@@ -1390,7 +1468,10 @@ impl Model {
         // 10.5.2.21: ADDR == 0 sends no MSI.
         let msi_on = self.vals[self.cfg0_slot] & self.cfg0_addr_mask != 0;
         let want = self.msi_pending || (qualifying && msi_on);
-        if want && en && !busy {
+        // A pending MSI is issued whatever IRQEN is now: its overflow qualified while IRQEN was 1
+        // (10.5.2.7), so it is a prior MSI (10.5.2.19).
+        let old_rule = self.fault == Some(PlantedFault::DropPendingMsi);
+        if want && !busy && (en || !old_rule) {
             // Issue: the payload of this cycle, held while the MSI is outstanding. 10.6: NS =
             // SCR.NSMSI | SCR.NSRA with Secure state, else 1; AWPROT = {data, NS, privileged}.
             let ns = !self.secure
@@ -1412,8 +1493,8 @@ impl Model {
             self.w_done = false;
             self.msi_pending = false;
         } else {
-            // Pending until issued; dropped while IRQEN = 0.
-            self.msi_pending = want && en;
+            // Pending until issued (only a reset drops it).
+            self.msi_pending = want && (en || !old_rule);
         }
     }
 }
@@ -1853,6 +1934,38 @@ mod tests {
         assert_eq!(d.dut.counter(0), 0xCD34_5678_9ABC_ABF0);
         d.apb_write_strb(a + 4, 0xFFFF_FFFF, 0, S);
         assert_eq!(d.dut.counter(0), 0xCD34_5678_9ABC_ABF0);
+    }
+
+    #[test]
+    fn split_64_bit_write_to_a_running_counter_keeps_every_count() {
+        // A counter counting cycles (EVTYPER = 0: +1 per edge); write64 is a low write at edge
+        // t1 and a high write at t2 = t1 + 2. The pair behaves as V written at t1, counted at
+        // t1+1 and t2: V + 2 after t2, whatever carries happen between the halves.
+        for bits in [36u32, 40, 44, 48, 64] {
+            let c = cfg(&["counters=2", &format!("counter_bits={bits}")]);
+            let m = c.counter_mask();
+            for v in [m >> 1, (m >> 1) - 1, 0x1_FFFF_FFFE & m, 0xFFFF_FFFD, m - 5] {
+                for fault in [None, Some(PlantedFault::DropPairCarry)] {
+                    let mut d = drv(&c);
+                    if let Some(f) = fault {
+                        d.dut.plant_fault(f);
+                    }
+                    wr(&mut d, RegId::CntenSet0, 1);
+                    wr(&mut d, RegId::Cr, 1);
+                    wr64(&mut d, RegId::Evcntr(0), v);
+                    let want = (v + 2) & m;
+                    // The low word 0xFFFF_FFFE or 0xFFFF_FFFD carries between or at the halves.
+                    let carried_between = v as u32 == 0xFFFF_FFFF;
+                    let got = d.dut.counter(0);
+                    if fault.is_none() || !carried_between {
+                        assert_eq!(got, want, "{bits} bits, V = {v:#x}, {fault:?}");
+                    } else {
+                        assert_eq!(got, want.wrapping_sub(1 << 32) & m, "the planted fault");
+                    }
+                    assert_eq!(d.dut.ovs(), 0, "{bits} bits, V = {v:#x}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -3935,7 +4048,8 @@ mod tests {
         d.idle(80);
         assert_eq!((d.irq_pulses, d.msi.completed.len()), (3, 2));
 
-        // A pending MSI is dropped when IRQEN = 0 (and ACK waits for the outstanding one).
+        // A pending MSI is not dropped when IRQEN goes 0 (10.5.2.7 / 10.5.2.19): it is issued
+        // after the outstanding one, and ACK stays 1 until its response.
         let mut d = msi_setup(
             &msi_cfg(),
             MsiResponder::fixed(0, 0, 20, RESP_OKAY),
@@ -3947,13 +4061,18 @@ mod tests {
         assert!(d.dut.msi_busy() && d.dut.msi_pending());
         wr(&mut d, RegId::IrqCtrl, 0);
         tick(&mut d);
-        assert!(
-            !d.dut.msi_pending(),
-            "dropped at the first edge with IRQEN = 0"
-        );
+        assert!(d.dut.msi_pending(), "kept with IRQEN = 0");
         assert_eq!(ack(&d), 1);
-        d.idle(60);
-        assert_eq!((d.msi.completed.len(), ack(&d)), (1, 0));
+        // ACK reads 1 until the second MSI's response has been accepted, 0 right after.
+        for _ in 0..80 {
+            let done = d.msi.completed.len();
+            tick(&mut d);
+            if done < 2 {
+                assert_eq!(ack(&d), (d.msi.completed.len() < 2) as u64, "{done} done");
+            }
+        }
+        assert_eq!((d.msi.completed.len(), ack(&d)), (2, 0));
+        assert_eq!(d.irq_pulses, 2);
     }
 
     #[test]
