@@ -11,7 +11,7 @@
 //!   issue ─► aw_v = w_v = busy = 1, payload latched
 //!   aw_v falls when AWREADY is sampled, w_v with WREADY; BREADY = busy & !aw_v & !w_v
 //!   BVALID & BREADY ─► busy = 0, BRESP[1] ─► IRQ_ABT
-//!   ACK := EN_next | (ACK & busy_next); IRQ_ABT cleared when ACK goes 0 -> 1
+//!   ACK := EN_next | (ACK & (busy_next | pend_next)); IRQ_ABT cleared when ACK goes 0 -> 1
 //! ```
 //! The contract is docs/behaviour.md, "IRQ_CTRL / IRQ_CTRLACK and IRQ_STATUS" and "MSI write
 //! master".
@@ -38,6 +38,8 @@ pub struct MsiMaster {
     pub mpam: Signal<In, Bits<32>>,
     /// IRQ_CTRL.IRQEN after this edge.
     pub en_next: Signal<In, Bit>,
+    /// An MSI is pending after this edge (from the register file).
+    pub pend_next: Signal<In, Bit>,
     pub awvalid: Signal<Out, Bit>,
     pub awaddr_lo: Signal<Out, Bits<32>>,
     pub awaddr_hi: Signal<Out, Bits<32>>,
@@ -98,7 +100,10 @@ impl Logic for MsiMaster {
         }
         self.busy_r.d.next = self.busy_next.val();
         // 10.5.2.19: an update 1 -> 0 completes when every issued MSI has completed.
-        self.ack_next.next = self.en_next.val() | (self.ack_r.q.val() & self.busy_next.val());
+        // 10.5.2.19: an IRQEN 1 -> 0 update completes when every prior MSI, outstanding or
+        // pending, has completed.
+        self.ack_next.next = self.en_next.val()
+            | (self.ack_r.q.val() & (self.busy_next.val() | self.pend_next.val()));
         self.ack_r.d.next = self.ack_next.val();
         // 10.5.2.24: SLVERR / DECERR (BRESP[1]) set IRQ_ABT; ACK 0 -> 1 clears it.
         self.abt_r.d.next = self.abt_r.q.val();

@@ -77,6 +77,8 @@ pub struct RegFile {
     /// With CFGR.MPAM: {NS at bit 24, PO_PMG [23:16], PO_PARTID [15:0]} of GMPAM.
     pub msi_mpam: Signal<Out, Bits<32>>,
     pub irqen_next: Signal<Out, Bit>,
+    /// An MSI is pending after this edge (IRQ_CTRLACK waits for it, like for an outstanding one).
+    pub msi_pend_next: Signal<Out, Bit>,
     /// IRQ_CFG2 (its MEMATTR and SH are the MSI sidebands).
     pub msi_attr: Signal<Out, Bits<32>>,
     pub capt_ack: Signal<Out, Bit>,
@@ -213,6 +215,19 @@ pub struct RegFile {
     irq_r: DFF<Bit>,
     /// An MSI is pending (docs/behaviour.md "MSI write master").
     msi_pend: DFF<Bit>,
+    /// Split 64-bit counter writes (docs/behaviour.md): the pair register (open, the counter's
+    /// element offset, base B = its high part at the low write).
+    pair_open: DFF<Bit>,
+    pair_key: DFF<Bits<32>>,
+    pair_base: DFF<Bits<32>>,
+    /// This access is the paired high write; H (merged with B per PSTRB), c = carries between
+    /// the halves, the rebased high part H + c, whether H + c wrapped, and whether it is all ones.
+    pair_hit: Signal<Local, Bit>,
+    pair_h: Signal<Local, Bits<32>>,
+    pair_c: Signal<Local, Bits<32>>,
+    pair_hi: Signal<Local, Bits<32>>,
+    pair_wrap: Signal<Local, Bit>,
+    pair_at_max: Signal<Local, Bit>,
     capt_ack_r: DFF<Bit>,
     export_r: DFF<Bits<64>>,
     /// Shadow values (10.5.2.3), kept like the counters: low word, high word, pending carry.
@@ -804,6 +819,16 @@ impl RegFile {
             snap_valid: Default::default(),
             irq_r: Default::default(),
             msi_pend: Default::default(),
+            pair_open: Default::default(),
+            pair_key: Default::default(),
+            pair_base: Default::default(),
+            pair_hit: Default::default(),
+            pair_h: Default::default(),
+            pair_c: Default::default(),
+            pair_hi: Default::default(),
+            pair_wrap: Default::default(),
+            pair_at_max: Default::default(),
+            msi_pend_next: Default::default(),
             capt_ack_r: Default::default(),
             export_r: Default::default(),
             s_lo: (0..n).map(|_| Default::default()).collect(),
@@ -884,7 +909,8 @@ impl Logic for RegFile {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
-            snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam
+            snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam, pair_open,
+            pair_key, pair_base
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
@@ -974,6 +1000,31 @@ impl Logic for RegFile {
             } else {
                 self.ctr_wdata.next = (self.sel_lo.val() & (!self.bmask.val())) | self.wbits.val();
             }
+        }
+        // ---- Split 64-bit counter writes (10.5: 64-bit atomicity is IMPLEMENTATION DEFINED;
+        // docs/behaviour.md "Split 64-bit counter writes"). A low-word write opens the pair with
+        // B = the counter's high part; the next EVCNTR write closes it; a high-word write to the
+        // paired counter rebases its high part to H + c (c = carries since the low write) and
+        // lets it count at this edge, so {H, L} behaves as written whole at the low write.
+        self.pair_hit.next = self.wr_ok.val()
+            & self.evc_in.val()
+            & self.evc_hiword.val()
+            & self.pair_open.q.val()
+            & (self.evc_rel.val() == self.pair_key.q.val());
+        self.pair_h.next =
+            ((self.pair_base.q.val() & (!self.bmask.val())) | self.wbits.val()) & self.hi_max.val();
+        self.pair_c.next = (self.hi_eff.val() - self.pair_base.q.val()) & self.hi_max.val();
+        self.pair_hi.next = (self.pair_h.val() + self.pair_c.val()) & self.hi_max.val();
+        // c < 2^K, so H + c wrapped exactly when the result is below H.
+        self.pair_wrap.next = self.pair_hi.val() < self.pair_h.val();
+        self.pair_at_max.next = self.pair_hi.val() == self.hi_max.val();
+        if self.wr_ok.val() & self.evc_in.val() {
+            self.pair_open.d.next = self.wide.val() & (!self.evc_hiword.val());
+            self.pair_key.d.next = self.evc_rel.val();
+            self.pair_base.d.next = self.hi_eff.val();
+        }
+        if self.rst.val() {
+            self.pair_open.d.next = false;
         }
         // EVTYPER and SMR write data, merged per PSTRB with the addressed register, and the
         // event decode of the EVTYPER value: cycle event, a lane event bit, or unsupported.
@@ -1325,10 +1376,18 @@ impl Logic for RegFile {
                 self.ovf.next = false;
             }
             if self.wr_hi.val() {
-                self.lo_next.next = self.c_lo[n].q.val();
-                self.c_hi[n].d.next = self.ctr_wdata.val() & self.hi_max.val();
-                self.c_pend[n].d.next = false;
-                self.ovf.next = false;
+                if self.pair_hit.val() {
+                    // The paired high write: rebased, and counting at this edge (the carry of
+                    // this edge stays pending on top of H + c).
+                    self.c_hi[n].d.next = self.pair_hi.val();
+                    self.ovf.next =
+                        (self.carry.val() & self.pair_at_max.val()) | self.pair_wrap.val();
+                } else {
+                    self.lo_next.next = self.c_lo[n].q.val();
+                    self.c_hi[n].d.next = self.ctr_wdata.val() & self.hi_max.val();
+                    self.c_pend[n].d.next = false;
+                    self.ovf.next = false;
+                }
             }
             if self.wr_evt.val() {
                 self.c_evtyper[n].d.next = self.evt_merged.val() & self.evtyper_wmask[n].val();
@@ -1483,9 +1542,11 @@ impl Logic for RegFile {
             | (self.qual.val()
                 & self.msi_impl.val()
                 & ((self.cfg0.q.val() | self.cfg0_hi.q.val()).any()));
-        self.msi_issue.next = self.msi_want.val() & self.irq_en.val() & (!self.msi_busy.val());
-        self.msi_pend.d.next =
-            self.msi_want.val() & self.irq_en.val() & (!self.msi_issue.val()) & (!self.rst.val());
+        // A pending MSI is issued whatever IRQEN is now: its overflow qualified while IRQEN was 1
+        // (10.5.2.7), so it is a prior MSI that an IRQEN 1 -> 0 update waits for (10.5.2.19).
+        self.msi_issue.next = self.msi_want.val() & (!self.msi_busy.val());
+        self.msi_pend.d.next = self.msi_want.val() & (!self.msi_issue.val()) & (!self.rst.val());
+        self.msi_pend_next.next = self.msi_pend.d.val();
         self.msi_addr_lo.next = self.cfg0.q.val();
         self.msi_addr_hi.next = self.cfg0_hi.q.val();
         self.msi_data.next = self.cfg1.q.val();
