@@ -19,7 +19,8 @@
 //!   │ lo[31:0] += inc   ├─────────►│ pend (1 bit) │──► hi += pend at the next edge
 //!   └───────────────────┘          └──────────────┘
 //!   ovf = carry & (narrow | hi + pend == max)  ──► ovf_pack ──► OVS, irq, export, OVFCAP
-//!   capture (CAPR, OVFCAP, CAPT_REQ): SVRn := counter n's value after this edge
+//!   capture (CAPR, OVFCAP, CAPT_REQ) at edge t ──► cap_r ──► SVRn := counter n's q at t+1
+//!   (reads in cycle t+1 see the counter: the value after edge t, as the contract says)
 //!   qualifying overflow (INTEN & IRQEN) ──► irq pulse; with IRQ_CFG0.ADDR != 0 ──► MSI
 //!   pending / issue ──► MsiMaster (msi.rs) ──► busy, IRQ_CTRLACK, IRQ_ABT back
 //! ```
@@ -252,6 +253,12 @@ pub struct RegFile {
     msi_want: Signal<Local, Bit>,
     ovfcap_any: Signal<Local, Bit>,
     cap_now: Signal<Local, Bit>,
+    /// A capture happened at the previous edge: the SVRs take the counters' registered values
+    /// at this edge, and reads of this cycle see those values (docs/behaviour.md "Capture").
+    cap_r: DFF<Bit>,
+    /// SVRn of the addressed counter as a read sees it (the counter itself while `cap_r`).
+    svr_lo_now: Signal<Local, Bits<32>>,
+    svr_hi_now: Signal<Local, Bits<32>>,
     svr_in: Signal<Local, Bit>,
     sel_slo: Signal<Local, Bits<32>>,
     sel_shi: Signal<Local, Bits<32>>,
@@ -853,6 +860,9 @@ impl RegFile {
             msi_want: Default::default(),
             ovfcap_any: Default::default(),
             cap_now: Default::default(),
+            cap_r: Default::default(),
+            svr_lo_now: Default::default(),
+            svr_hi_now: Default::default(),
             svr_in: Default::default(),
             sel_slo: Default::default(),
             sel_shi: Default::default(),
@@ -910,7 +920,7 @@ impl Logic for RegFile {
         dff_setup!(
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
             snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam, pair_open,
-            pair_key, pair_base
+            pair_key, pair_base, cap_r
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
@@ -991,6 +1001,15 @@ impl Logic for RegFile {
         }
         self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
         self.shi_eff.next = (self.sel_shi.val() + self.sel_spend.val()) & self.hi_max.val();
+        // The SVRs are written one edge after their capture (from the counters' registers, so no
+        // adder and no overflow logic sits in front of 2 x 32 x counters enables); in between,
+        // the counter's value is the captured one.
+        self.svr_lo_now.next = self.sel_slo.val();
+        self.svr_hi_now.next = self.shi_eff.val();
+        if self.cap_r.q.val() {
+            self.svr_lo_now.next = self.sel_lo.val();
+            self.svr_hi_now.next = self.hi_eff.val();
+        }
         // Counter-bank write data, merged with the old value per PSTRB.
         // (used in the access cycle, so steered by the decode registered in the setup cycle)
         self.ctr_wdata.next = self.wbits.val();
@@ -1412,8 +1431,9 @@ impl Logic for RegFile {
                 | (self.ovf.val() & (self.c_evtyper[n].q.val() & self.ovfcap_mask.val()).any());
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
-        // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. Every
-        // SVRn takes its counter's value after this edge (the counters' d inputs). ------------
+        // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. A capture
+        // at this edge takes every counter's value after this edge: registered in `cap_r`, the
+        // SVRs load the counters' q at the next edge, and reads see the counters meanwhile. -----
         self.capt_ack_r.d.next = self.capture_impl.val() & self.capt_req.val();
         self.cap_now.next = self.capture_impl.val()
             & ((self.wr_ok.val()
@@ -1421,6 +1441,7 @@ impl Logic for RegFile {
                 & self.wbits.val().get_bit(0))
                 | (self.capt_req.val() & (!self.capt_ack_r.q.val()))
                 | self.ovfcap_any.val());
+        self.cap_r.d.next = self.cap_now.val() & (!self.rst.val());
         for n in 0..self.s_lo.len() {
             self.s_lo[n].clock.next = self.clock.val();
             self.s_hi[n].clock.next = self.clock.val();
@@ -1428,10 +1449,10 @@ impl Logic for RegFile {
             self.s_lo[n].d.next = self.s_lo[n].q.val();
             self.s_hi[n].d.next = self.s_hi[n].q.val();
             self.s_pend[n].d.next = self.s_pend[n].q.val();
-            if self.cap_now.val() {
-                self.s_lo[n].d.next = self.c_lo[n].d.val();
-                self.s_hi[n].d.next = self.c_hi[n].d.val();
-                self.s_pend[n].d.next = self.c_pend[n].d.val();
+            if self.cap_r.q.val() {
+                self.s_lo[n].d.next = self.c_lo[n].q.val();
+                self.s_hi[n].d.next = self.c_hi[n].q.val();
+                self.s_pend[n].d.next = self.c_pend[n].q.val();
             }
             if self.rst.val() {
                 self.s_lo[n].d.next = 0.into();
@@ -1593,7 +1614,7 @@ impl Logic for RegFile {
             & self.svr_in.val()
             & (!self.word_addr.val().get_bit(2))
         {
-            self.snap.d.next = self.shi_eff.val();
+            self.snap.d.next = self.svr_hi_now.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
@@ -1686,10 +1707,10 @@ impl Logic for RegFile {
                 if self.snap_hit.val() {
                     self.rd_data.next = self.snap.q.val();
                 } else {
-                    self.rd_data.next = self.shi_eff.val();
+                    self.rd_data.next = self.svr_hi_now.val();
                 }
             } else {
-                self.rd_data.next = self.sel_slo.val();
+                self.rd_data.next = self.svr_lo_now.val();
             }
         }
         if self.evt_in.val() {
