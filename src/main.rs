@@ -92,7 +92,7 @@ enum Command {
         #[arg(long)]
         sweep: bool,
         /// The Markdown file --sweep writes (only with --sweep).
-        #[arg(long, requires = "sweep")]
+        #[arg(long)]
         report: Option<PathBuf>,
     },
     /// Measure the counter path's latencies in cycles on the simulated design and write the table
@@ -168,6 +168,9 @@ fn main() -> ExitCode {
             if sweep {
                 let report = report.unwrap_or_else(|| PathBuf::from("docs/resources.md"));
                 synth::sweep(freq, &work, &report)
+            } else if report.is_some() {
+                // (clap's `requires` counts the flag's default `false` as given.)
+                Err("--report is only used with --sweep (a single synth prints its report)".into())
             } else {
                 config_from(&settings, config.as_deref())
                     .and_then(|cfg| synth::single(&cfg, freq, &work))
@@ -263,14 +266,11 @@ fn replay(script: &pmcg_sim::script::Script, dut: Box<dyn Dut>, trace: bool) -> 
     driver.dut.rebase();
     let bar = output::progress(script.cycles(), "cycles");
     let mut stdout = std::io::stdout();
-    let report = pmcg_sim::script::run_with_progress(
-        script,
-        &mut driver,
-        trace,
-        &mut stdout,
-        &mut |done| bar.set_position(done),
-    )
-    .map_err(output::stdout_error)?;
+    let report =
+        pmcg_sim::script::run_with_progress(script, &mut driver, trace, &mut stdout, &mut |done| {
+            bar.set_position(done)
+        })
+        .map_err(output::stdout_error)?;
     bar.finish_and_clear();
     let mut ok = report.failed == 0;
     if let Some((cycle, expected, actual)) = driver.dut.mismatch {
