@@ -264,8 +264,14 @@ fn replay(script: &pmcg_sim::script::Script, dut: Box<dyn Dut>, trace: bool) -> 
     driver.reset(1);
     driver.cycle = 0;
     driver.dut.rebase();
-    let bar = output::progress(script.cycles(), "cycles");
-    let mut stdout = std::io::stdout();
+    // A trace is its own progress display; otherwise a bar (on a terminal only), which lines on
+    // standard output (failures) go around.
+    let bar = if trace {
+        indicatif::ProgressBar::hidden()
+    } else {
+        output::progress(script.cycles(), "cycles")
+    };
+    let mut stdout = output::AroundBar::new(&bar, std::io::stdout());
     let report =
         pmcg_sim::script::run_with_progress(script, &mut driver, trace, &mut stdout, &mut |done| {
             bar.set_position(done)

@@ -202,6 +202,29 @@ pub fn progress(len: u64, unit: &str) -> ProgressBar {
     bar
 }
 
+/// A writer whose writes go around a progress bar (hidden while they are written).
+pub struct AroundBar<'a, W: Write> {
+    bar: &'a ProgressBar,
+    inner: W,
+}
+
+impl<'a, W: Write> AroundBar<'a, W> {
+    pub fn new(bar: &'a ProgressBar, inner: W) -> Self {
+        AroundBar { bar, inner }
+    }
+}
+
+impl<W: Write> Write for AroundBar<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let inner = &mut self.inner;
+        self.bar.suspend(|| inner.write(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// A spinner with a message on standard error when it is a terminal; hidden otherwise.
 pub fn spinner(message: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {

@@ -20,6 +20,8 @@
 //! ignored. Fields are separated by white space. Numbers are decimal (`42`) or hexadecimal with a
 //! `0x` prefix (`0x2A`); `_` may separate digits (`0xFFFF_FFFF`); signs are not allowed.
 //! Keywords are lower case. Line numbers count from 1 and include comment and blank lines.
+//! The text is UTF-8 ([`decode_text`] names the line of a byte that is not); a byte-order mark at
+//! the start is skipped and `\n`, `\r\n` and a lone `\r` each end a line ([`text_lines`]).
 //!
 //! | Command | Meaning |
 //! |---|---|
@@ -75,6 +77,8 @@
 //!   an ID listed twice is an error (one lane carries an event at most once per cycle).
 //! - `ids=0` is an error: event 0 is the cycle event, which a counter with EVTYPER.EVENT = 0 counts
 //!   every cycle by itself; it cannot be raised on a lane (use `idle N` to let cycles pass).
+//! - `sid` must fit the configuration's `sid_bits` (a wider StreamID would be cut by the lane
+//!   port, silently).
 //! - `cycles=0` is an error (an `event` that drives nothing is almost certainly a mistake), and so
 //!   is `idle 0`. Both counts are at most 0xFFFF_FFFF.
 //! - Successive `event` lines run one after the other, each for its own cycles, never at the same
@@ -132,7 +136,11 @@
 //! [`ScriptError`], displayed as `line N: message`: unknown command, missing or extra fields, bad
 //! numbers, out-of-range values, bad `KEY=VALUE` items, `config` missing, not first or repeated,
 //! lane out of range, empty or unknown event IDs, zero counts. A script with no command at all is
-//! reported at line 1.
+//! reported at line 1. A number too large for its field says so (`does not fit 32 bits (too
+//! large)`), even beyond 64 bits; a token of the input quoted in a message is cut short past 64
+//! characters ([`cut_long_tokens`]).
+//!
+//! Settings files (`--config FILE` of the CLI) follow the same line rules ([`parse_settings`]).
 //!
 //! ## Trace
 //! With `trace`, every command prints the cycle it starts in as it runs, e.g.
