@@ -293,9 +293,24 @@ fn replay(script: &pmcg_sim::script::Script, dut: Box<dyn Dut>, trace: bool) -> 
     })
 }
 
+/// Largest script or settings file read (`/dev/zero` or a wrong file must not exhaust memory).
+const LARGEST_INPUT: u64 = 256 << 20;
+
 /// The text of a script or settings file; errors name the path (and the line of bad UTF-8).
 fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(LARGEST_INPUT + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > LARGEST_INPUT {
+        return Err(format!(
+            "cannot read {}: larger than {} MiB, not a script or settings file",
+            path.display(),
+            LARGEST_INPUT >> 20
+        ));
+    }
     pmcg_sim::script::decode_text(bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -265,11 +265,11 @@ pub const LONGEST: usize = 200;
 
 /// Checks a top-module name; the error says which rule it breaks.
 pub fn check_top(name: &str) -> Result<(), String> {
-    let shown: String = name.chars().take(40).collect();
-    let shown = if shown.len() < name.len() {
-        format!("{shown}...")
-    } else {
-        shown
+    // The name as shown: cut short, control characters escaped (never sent to the terminal).
+    let head: String = name.chars().take(40).collect();
+    let shown = match head.len() < name.len() {
+        true => format!("{}...", head.escape_debug()),
+        false => head.escape_debug().to_string(),
     };
     let mut chars = name.chars();
     let plain = chars
@@ -342,6 +342,7 @@ mod tests {
             ("a$b", "plain Verilog identifier"),
             ("caf\u{e9}", "plain Verilog identifier"),
             ("x;y", "plain Verilog identifier"),
+            ("\u{1b}[2J", "`\\u{1b}[2J` is not"),
             ("module", "reserved"),
             ("logic", "reserved"),
         ] {

@@ -451,6 +451,15 @@ fn messages_name_their_path_line_or_key() {
     let missing = d.join("missing.pmcg");
     assert_input_error(&run(&missing), &["cannot read", missing.to_str().unwrap()]);
     assert_input_error(&run(&d), &["cannot read", d.to_str().unwrap()]);
+    // An endless input is refused, not read until memory runs out (the address-space limit keeps
+    // a regression from taking the machine's memory).
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v 2000000 && exec "$0" sim --backend model --script /dev/zero"#)
+        .arg(env!("CARGO_BIN_EXE_smmu-pmcg"))
+        .output()
+        .unwrap();
+    assert_input_error(&o, &["/dev/zero", "larger than"]);
     let o = bin()
         .args(["gen", "--config"])
         .arg(&missing)
@@ -532,6 +541,22 @@ fn messages_name_their_path_line_or_key() {
         "{} bytes of message",
         stderr(&o).len()
     );
+
+    // A terminal escape sequence in the input is shown escaped, never sent to the terminal.
+    let p = write(
+        &d.join("esc.pmcg"),
+        "config\nidle \u{1b}[2J\u{1b}]0;owned\u{7}\n",
+    );
+    let o = run(&p);
+    assert_input_error(&o, &["line 2", "\\u{1b}[2J"]);
+    assert!(!stderr(&o).contains('\u{1b}'), "{:?}", stderr(&o));
+    let o = bin()
+        .args(["gen", "colour\u{1b}[2J=1", "--out"])
+        .arg(d.join("o"))
+        .output()
+        .unwrap();
+    assert_input_error(&o, &["colour"]);
+    assert!(!stderr(&o).contains('\u{1b}'), "{:?}", stderr(&o));
 
     // `event sid=` wider than sid_bits is an error, not a silent truncation.
     let p = write(

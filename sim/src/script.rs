@@ -415,7 +415,8 @@ pub fn decode_text(bytes: Vec<u8>) -> Result<String, ScriptError> {
 const LONGEST_ECHO: usize = 64;
 
 /// `message` with every run of more than [`LONGEST_ECHO`] characters without white space or
-/// backquotes cut short: messages quote the input's tokens, which may be of any length.
+/// backquotes cut short, and control and bidirectional-formatting characters escaped (`\u{1b}`):
+/// messages quote the input's tokens, which may be of any length and must not drive the terminal.
 pub fn cut_long_tokens(message: &str) -> String {
     let mut out = String::with_capacity(message.len().min(4 * LONGEST_ECHO));
     let mut run = String::new();
@@ -430,15 +431,26 @@ pub fn cut_long_tokens(message: &str) -> String {
         run.clear();
     };
     for c in message.chars() {
-        if c.is_whitespace() || c == '`' {
+        if c == ' ' || c == '`' {
             flush(&mut run, &mut out);
             out.push(c);
+        } else if c.is_whitespace() && !c.is_control() && !is_bidi_control(c) {
+            flush(&mut run, &mut out);
+            out.push(c);
+        } else if c.is_control() || is_bidi_control(c) {
+            run.extend(c.escape_unicode());
         } else {
             run.push(c);
         }
     }
     flush(&mut run, &mut out);
     out
+}
+
+/// Unicode characters that reorder the text around them on a terminal (U+202A-U+202E,
+/// U+2066-U+2069), and the byte-order mark.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
 /// Parses a settings file (`--config FILE` of `gen`, `synth` and `timing`): `KEY=VALUE` items
@@ -2008,6 +2020,13 @@ capture_request
         assert_eq!(
             cut_long_tokens("unknown command `frobnicate`"),
             "unknown command `frobnicate`"
+        );
+        // Control characters (a terminal escape sequence) and bidirectional overrides are shown
+        // escaped, never sent to the terminal.
+        let e = parse("config\nidle \u{1b}[2J\u{202E}x\0\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "idle: N: `\\u{1b}[2J\\u{202e}x\\u{0}` is not a number (decimal or 0x-hex)"
         );
     }
 
