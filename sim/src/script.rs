@@ -431,13 +431,11 @@ pub fn cut_long_tokens(message: &str) -> String {
         run.clear();
     };
     for c in message.chars() {
-        if c == ' ' || c == '`' {
+        let escaped = c.is_control() || is_bidi_control(c);
+        if c == '`' || (c.is_whitespace() && !escaped) {
             flush(&mut run, &mut out);
             out.push(c);
-        } else if c.is_whitespace() && !c.is_control() && !is_bidi_control(c) {
-            flush(&mut run, &mut out);
-            out.push(c);
-        } else if c.is_control() || is_bidi_control(c) {
+        } else if escaped {
             run.extend(c.escape_unicode());
         } else {
             run.push(c);
