@@ -96,6 +96,20 @@ fn io_errors_exit_2_naming_the_path_and_leave_no_partial_output() {
     assert_input_error(&o, &[vcd.to_str().unwrap(), "File too large", "removed"]);
     assert!(!vcd.exists(), "the partial waveform is left behind");
 
+    // The same limit on a whole-file output (gen's Verilog, about 1 MB): named, and neither the
+    // cut file nor its temporary is left.
+    let gen_out = d.join("gen");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -f 64 && exec "$0" gen --out "$1""#)
+        .arg(env!("CARGO_BIN_EXE_smmu-pmcg"))
+        .arg(&gen_out)
+        .output()
+        .unwrap();
+    assert_input_error(&o, &["smmu_pmcg.v", "File too large"]);
+    let left: Vec<_> = std::fs::read_dir(&gen_out).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+
     // A full device: named; a device is never removed or replaced.
     let o = bin()
         .args(["sim", "--script"])
