@@ -196,11 +196,12 @@ fn main() -> ExitCode {
 
 /// `--freq`: a positive, finite number of MHz (checked before any tool runs).
 fn frequency_mhz(text: &str) -> Result<f64, String> {
+    let shown = pmcg_sim::script::cut_long_tokens(text);
     match text.trim().parse::<f64>() {
         Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
-        Ok(_) => Err(format!("`{text}` is not a positive, finite number of MHz")),
+        Ok(_) => Err(format!("`{shown}` is not a positive, finite number of MHz")),
         Err(_) => Err(format!(
-            "`{text}` is not a number of MHz (e.g. 100 or 62.5)"
+            "`{shown}` is not a number of MHz (e.g. 100 or 62.5)"
         )),
     }
 }
