@@ -147,7 +147,10 @@ pub fn synthesize(work: &Path) -> Result<(), FlowError> {
     if !y.status.success() {
         return Err(FlowError::Tool {
             tool: "yosys".into(),
-            what: "synth_ice40 failed".into(),
+            what: format!(
+                "synth_ice40 failed (log {})",
+                work.join(files::YOSYS_LOG).display()
+            ),
             log_tail: tail(&work.join(files::YOSYS_LOG), 20),
         });
     }
@@ -279,7 +282,7 @@ pub fn run(
                 .unwrap_or_default();
             format!("placement failed: the design does not fit the iCE40-HX8K{need}")
         } else {
-            "place and route failed".to_string()
+            format!("place and route failed (log {})", nlog.display())
         };
         return Err(FlowError::Tool {
             tool: "nextpnr-ice40".into(),
