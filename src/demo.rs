@@ -8,6 +8,7 @@
 //! Every cycle of the native simulation is compared with the reference model, and the counts are
 //! compared with the totals of the traffic the demo itself generated.
 
+use crate::output::say;
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::checked::Checked;
@@ -30,13 +31,9 @@ fn field(map: &RegisterMap, id: RegId, name: &str, value: u64) -> u64 {
 pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let cfg = PmcgConfig::default();
     let map = RegisterMap::new(&cfg);
-    let verilog = crate::write_verilog(&cfg, out, pmcg_synth::DEFAULT_TOP)?;
-    println!("SMMUv3 PMCG demo ({})", cfg.summary());
-    println!(
-        "  Verilog: {} ({} bytes)",
-        verilog.display(),
-        std::fs::metadata(&verilog)?.len()
-    );
+    let (verilog, bytes) = crate::write_verilog(&cfg, out, pmcg_synth::DEFAULT_TOP)?;
+    say!("SMMUv3 PMCG demo ({})", cfg.summary());
+    say!("  Verilog: {} ({bytes} bytes)", verilog.display());
 
     let dut = Checked::new(Model::new(&cfg), NativeDut::new(&cfg)?);
     let mut d = Driver::new(dut, cfg.lanes as usize);
@@ -47,7 +44,7 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Discovery, as a driver does it.
     let cfgr = d.apb_read(addr(RegId::Cfgr), s) as u64;
     let ceid0 = d.apb_read64(addr(RegId::Ceid0), s);
-    println!(
+    say!(
         "  CFGR {cfgr:#010x}: {} counters of {} bits, reloc_ctrs={} msi={} capture={} sid_filter_type={}",
         field(&map, RegId::Cfgr, "NCTR", cfgr) + 1,
         field(&map, RegId::Cfgr, "SIZE", cfgr) + 1,
@@ -57,7 +54,7 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
         field(&map, RegId::Cfgr, "SID_FILTER_TYPE", cfgr),
     );
     let events: Vec<u32> = (0..64).filter(|b| ceid0 >> b & 1 == 1).collect();
-    println!("  CEID0 {ceid0:#x}: events {events:?}");
+    say!("  CEID0 {ceid0:#x}: events {events:?}");
 
     // Four counters on four events, filtered the way a driver programs them (10.4): every
     // stream, StreamIDs 0x20-0x3F (PartialSID: SMR 0x2F ignores bits 4:0), StreamID 7 (ExactSID),
@@ -116,16 +113,16 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     d.idle(1); // the match stage: the last traffic cycle is counted at this edge
     d.apb_write(addr(RegId::Cr), 0, s);
     let mut ok = true;
-    println!("  after {TRAFFIC_CYCLES} cycles of traffic:");
+    say!("  after {TRAFFIC_CYCLES} cycles of traffic:");
     for (n, event, _, _, what) in program {
         let count = d.apb_read64(addr(RegId::Evcntr(n)), s);
         if event == 0 {
-            println!("    EVCNTR{n} event {event} ({what:<20}) = {count:>6}");
+            say!("    EVCNTR{n} event {event} ({what:<20}) = {count:>6}");
         } else {
             let expected = sent[n as usize];
             let good = count == expected;
             ok &= good;
-            println!(
+            say!(
                 "    EVCNTR{n} event {event} ({what:<20}) = {count:>6}   sent {expected:>6}  {}",
                 if good { "ok" } else { "WRONG" }
             );
@@ -158,21 +155,23 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let pulses = d.irq_pulses - irq_before;
     let overflow_ok = ovs & 1 == 1 && pulses == 1 && value == (top + 8) & cfg.counter_mask();
     ok &= overflow_ok;
-    println!(
+    say!(
         "  overflow: EVCNTR0 {top:#x} + 8 events = {value:#x}, OVSSET0 = {ovs:#x}, irq pulses = {pulses}  {}",
         if overflow_ok { "ok" } else { "WRONG" }
     );
     match d.dut.mismatch {
-        None => println!(
-            "  reference model agreed with the native RTL on all {} cycles",
-            d.cycle
-        ),
+        None => {
+            say!(
+                "  reference model agreed with the native RTL on all {} cycles",
+                d.cycle
+            )
+        }
         Some((cycle, expected, actual)) => {
             ok = false;
-            println!("  MISMATCH with the reference model at cycle {cycle}: {expected:x?} vs {actual:x?}");
+            say!("  MISMATCH with the reference model at cycle {cycle}: {expected:x?} vs {actual:x?}");
         }
     }
-    println!("{}", if ok { "demo passed" } else { "demo FAILED" });
+    say!("{}", if ok { "demo passed" } else { "demo FAILED" });
     Ok(if ok {
         ExitCode::SUCCESS
     } else {

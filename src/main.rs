@@ -10,10 +10,13 @@
 //! ```
 
 mod demo;
+mod output;
 mod synth;
 mod timing;
+mod verilog_names;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use output::{say, warn};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_sim::checked::Checked;
 use pmcg_sim::model::Model;
@@ -65,22 +68,22 @@ enum Command {
         /// Output directory.
         #[arg(long)]
         out: PathBuf,
-        /// Name of the top module.
-        #[arg(long, default_value = pmcg_synth::DEFAULT_TOP)]
+        /// Name of the top module: a plain Verilog identifier, not a Verilog/SystemVerilog keyword.
+        #[arg(long, default_value = pmcg_synth::DEFAULT_TOP, value_parser = top_name)]
         top: String,
     },
     /// Synthesize for the iCE40-HX8K (Yosys + nextpnr-ice40 --hx8k --package cb132) and report
     /// logic cells, flip-flops, block RAMs and the achieved clock. Exits 1 when timing misses
     /// `--freq` (naming the critical path), 2 when a tool fails or the design does not fit.
     Synth {
-        /// Configuration settings, e.g. counters=16 counter_bits=32.
-        #[arg(value_name = "KEY=VALUE")]
+        /// Configuration settings, e.g. counters=16 counter_bits=32 (not with --sweep).
+        #[arg(value_name = "KEY=VALUE", conflicts_with = "sweep")]
         settings: Vec<String>,
-        /// A file of KEY=VALUE settings.
-        #[arg(long)]
+        /// A file of KEY=VALUE settings (not with --sweep).
+        #[arg(long, conflicts_with = "sweep")]
         config: Option<PathBuf>,
-        /// Requested clock in MHz.
-        #[arg(long, default_value_t = 100.0)]
+        /// Requested clock in MHz: a positive number.
+        #[arg(long, default_value_t = 100.0, value_parser = frequency_mhz)]
         freq: f64,
         /// Where the flow's files (netlist, logs, report) go.
         #[arg(long, default_value = "target/synth")]
@@ -88,9 +91,9 @@ enum Command {
         /// Run the documented set of configurations and write the table to --report.
         #[arg(long)]
         sweep: bool,
-        /// The Markdown file --sweep writes.
-        #[arg(long, default_value = "docs/resources.md")]
-        report: PathBuf,
+        /// The Markdown file --sweep writes (only with --sweep).
+        #[arg(long)]
+        report: Option<PathBuf>,
     },
     /// Measure the counter path's latencies in cycles on the simulated design and write the table
     /// and an annotated waveform (SVG). Exits 1 when a target is missed.
@@ -130,6 +133,14 @@ enum Backend {
 }
 
 fn main() -> ExitCode {
+    // A file-size limit (ulimit -f) then makes a write fail with EFBIG, reported with its path,
+    // instead of killing the process with SIGXFSZ and leaving a cut file behind.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN before any thread starts has no other
+    // effect.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Demo {
         out: PathBuf::from("out"),
@@ -155,7 +166,11 @@ fn main() -> ExitCode {
             report,
         } => {
             if sweep {
+                let report = report.unwrap_or_else(|| PathBuf::from("docs/resources.md"));
                 synth::sweep(freq, &work, &report)
+            } else if report.is_some() {
+                // (clap's `requires` counts the flag's default `false` as given.)
+                Err("--report is only used with --sweep (a single synth prints its report)".into())
             } else {
                 config_from(&settings, config.as_deref())
                     .and_then(|cfg| synth::single(&cfg, freq, &work))
@@ -167,33 +182,48 @@ fn main() -> ExitCode {
             backend,
             out,
             svg,
-        } => config_from(&settings, config.as_deref()).and_then(|cfg| match backend {
-            Backend::Model => {
-                Err("timing is measured on the design: --backend native or verilator".into())
-            }
-            b => timing::run(&cfg, matches!(b, Backend::Verilator), &out, &svg),
-        }),
+        } => timing(&settings, config.as_deref(), backend, &out, &svg),
         Command::Demo { out } => demo::run(&out),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            warn(&format!("error: {e}"));
             ExitCode::from(2)
         }
     }
 }
 
+/// `--freq`: a positive, finite number of MHz (checked before any tool runs).
+fn frequency_mhz(text: &str) -> Result<f64, String> {
+    let shown = pmcg_sim::script::cut_long_tokens(text);
+    match text.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        Ok(_) => Err(format!("`{shown}` is not a positive, finite number of MHz")),
+        Err(_) => Err(format!(
+            "`{shown}` is not a number of MHz (e.g. 100 or 62.5)"
+        )),
+    }
+}
+
+/// `--top`: see [`verilog_names::check_top`].
+fn top_name(text: &str) -> Result<String, String> {
+    verilog_names::check_top(text).map(|()| text.to_string())
+}
+
 type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
 fn run_script(path: &Path, trace: bool, vcd: Option<&Path>, backend: Backend) -> CliResult {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = read_text(path)?;
     let script = pmcg_sim::script::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let cfg = &script.config;
     if vcd.is_some() && !matches!(backend, Backend::Native) {
         return Err("--vcd is available with the native backend only".into());
     }
+    if let Some(p) = vcd {
+        output::check_distinct(&[("--vcd", p)], &[("--script", path)])?;
+    }
+    let mut vcd_status = None;
     let dut: Box<dyn Dut> = match backend {
         Backend::Model => Box::new(Model::new(cfg)),
         Backend::Native => {
@@ -202,11 +232,32 @@ fn run_script(path: &Path, trace: bool, vcd: Option<&Path>, backend: Backend) ->
                 native = native
                     .with_vcd(p)
                     .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+                vcd_status = Some(native.vcd_status());
             }
             Box::new(native)
         }
         Backend::Verilator => Box::new(VerilatorDut::new(cfg)?),
     };
+    let result = replay(&script, dut, trace);
+    // The driver (and with it the waveform) is dropped: the VCD file is complete or failed.
+    let waveform_error = vcd_status.and_then(|s| s.take_error());
+    match (vcd, waveform_error, result) {
+        (Some(p), Some(e), _) => {
+            let partial = output::remove_partial(p);
+            Err(format!("cannot write {}: {e} ({partial})", p.display()).into())
+        }
+        (Some(p), None, Err(e)) => Err(format!("{e} ({})", output::remove_partial(p)).into()),
+        (Some(p), None, Ok(code)) => {
+            say!("waveform written to {}", p.display());
+            Ok(code)
+        }
+        (None, _, result) => result,
+    }
+}
+
+/// Runs `script` on `dut` checked against the reference model; consumes (drops) the design.
+fn replay(script: &pmcg_sim::script::Script, dut: Box<dyn Dut>, trace: bool) -> CliResult {
+    let cfg = &script.config;
     let checked = Checked::new(Model::new(cfg), dut);
     let mut driver = Driver::new(checked, cfg.lanes as usize);
     // Every script starts from reset: PRESETn low for one cycle before the first command, not
@@ -214,18 +265,27 @@ fn run_script(path: &Path, trace: bool, vcd: Option<&Path>, backend: Backend) ->
     driver.reset(1);
     driver.cycle = 0;
     driver.dut.rebase();
-    let mut stdout = std::io::stdout();
-    let report = pmcg_sim::script::run(&script, &mut driver, trace, &mut stdout)?;
+    // A trace is its own progress display; otherwise a bar (on a terminal only), which lines on
+    // standard output (failures) go around.
+    let bar = if trace {
+        indicatif::ProgressBar::hidden()
+    } else {
+        output::progress(script.cycles(), "cycles")
+    };
+    let mut stdout = output::AroundBar::new(&bar, std::io::stdout());
+    let report =
+        pmcg_sim::script::run_with_progress(script, &mut driver, trace, &mut stdout, &mut |done| {
+            bar.set_position(done)
+        })
+        .map_err(output::stdout_error)?;
+    bar.finish_and_clear();
     let mut ok = report.failed == 0;
     if let Some((cycle, expected, actual)) = driver.dut.mismatch {
         ok = false;
-        println!(
+        say!(
             "MISMATCH at cycle {cycle}: reference model {expected:x?}, {} {actual:x?}",
             driver.dut.name()
         );
-    }
-    if let Some(p) = vcd {
-        println!("waveform written to {}", p.display());
     }
     Ok(if ok {
         ExitCode::SUCCESS
@@ -234,39 +294,84 @@ fn run_script(path: &Path, trace: bool, vcd: Option<&Path>, backend: Backend) ->
     })
 }
 
-/// Reads KEY=VALUE settings from a file: whitespace-separated, `#` comments, optional `config`.
-fn settings_from_file(path: &Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Ok(text
-        .lines()
-        .map(|l| l.split('#').next().unwrap_or(""))
-        .flat_map(|l| l.split_whitespace())
-        .filter(|w| *w != "config")
-        .map(str::to_string)
-        .collect())
+/// Largest script or settings file read (`/dev/zero` or a wrong file must not exhaust memory).
+const LARGEST_INPUT: u64 = 256 << 20;
+
+/// The text of a script or settings file; errors name the path (and the line of bad UTF-8).
+fn read_text(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(LARGEST_INPUT + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > LARGEST_INPUT {
+        return Err(format!(
+            "cannot read {}: larger than {} MiB, not a script or settings file",
+            path.display(),
+            LARGEST_INPUT >> 20
+        ));
+    }
+    pmcg_sim::script::decode_text(bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The configuration given by a settings file (if any) and KEY=VALUE settings (which win).
+/// The configuration given by a settings file (if any) and KEY=VALUE settings, which override
+/// the file's. A key given twice in the file, or twice on the command line, is an error.
 fn config_from(
     settings: &[String],
     config: Option<&Path>,
 ) -> Result<PmcgConfig, Box<dyn std::error::Error>> {
-    let mut items = match config {
-        Some(p) => settings_from_file(p)?,
+    let key = |item: &str| item.split_once('=').map(|(k, _)| k.to_string());
+    let mut given: Vec<String> = Vec::new();
+    for item in settings {
+        let k = key(item).filter(|k| !k.is_empty()).ok_or_else(|| {
+            pmcg_sim::script::cut_long_tokens(&format!(
+                "settings: expected KEY=VALUE, got `{item}`"
+            ))
+        })?;
+        if given.contains(&k) {
+            return Err(format!("settings: key `{k}` is given twice").into());
+        }
+        given.push(k);
+    }
+    // From the file: (line, item), without the keys the command line overrides.
+    let from_file: Vec<(usize, String)> = match config {
+        Some(p) => pmcg_sim::script::parse_settings(&read_text(p)?)
+            .map_err(|e| format!("{}: {e}", p.display()))?
+            .into_iter()
+            .filter(|(_, item)| key(item).is_none_or(|k| !given.contains(&k)))
+            .collect(),
         None => Vec::new(),
     };
-    items.extend(settings.iter().cloned());
-    Ok(PmcgConfig::parse_kv(items.iter().map(String::as_str))?)
+    let items = from_file
+        .iter()
+        .map(|(_, i)| i.as_str())
+        .chain(settings.iter().map(String::as_str));
+    PmcgConfig::parse_kv(items).map_err(|e| {
+        let message = pmcg_sim::script::cut_long_tokens(&e.to_string());
+        // A key from the file: name the file and the line.
+        match (
+            config,
+            from_file
+                .iter()
+                .find(|(_, i)| key(i).as_deref() == Some(&e.field)),
+        ) {
+            (Some(p), Some((line, _))) => format!("{}: line {line}: {message}", p.display()),
+            _ => message,
+        }
+        .into()
+    })
 }
 
 fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> CliResult {
-    let cfg = config_from(settings, config)?;
-    let path = write_verilog(&cfg, out, top)?;
+    let verilog = out.join(format!("{top}.v"));
     let summary = out.join(format!("{top}.json"));
-    std::fs::write(&summary, pmcg_synth::summary_json(&cfg, top))
-        .map_err(|e| format!("cannot write {}: {e}", summary.display()))?;
-    println!(
+    let inputs: Vec<(&str, &Path)> = config.iter().map(|p| ("--config", *p)).collect();
+    output::check_distinct(&[("--out", &verilog), ("--out", &summary)], &inputs)?;
+    let cfg = config_from(settings, config)?;
+    let (path, _) = write_verilog(&cfg, out, top)?;
+    output::write_file(&summary, pmcg_synth::summary_json(&cfg, top).as_bytes())?;
+    say!(
         "wrote {} and {} ({})",
         path.display(),
         summary.display(),
@@ -275,15 +380,36 @@ fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> Cli
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes `<out>/<top>.v` for `cfg` and returns its path.
+/// Writes `<out>/<top>.v` for `cfg`; returns its path and size in bytes.
 pub(crate) fn write_verilog(
     cfg: &PmcgConfig,
     out: &Path,
     top: &str,
-) -> Result<PathBuf, Box<dyn std::error::Error>> {
+) -> Result<(PathBuf, usize), Box<dyn std::error::Error>> {
     let verilog = pmcg_synth::emit_verilog(cfg, top)?;
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let path = out.join(format!("{top}.v"));
-    std::fs::write(&path, verilog).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(path)
+    output::write_file(&path, verilog.as_bytes())?;
+    Ok((path, verilog.len()))
+}
+
+fn timing(
+    settings: &[String],
+    config: Option<&Path>,
+    backend: Backend,
+    out: &Path,
+    svg: &Path,
+) -> CliResult {
+    let inputs: Vec<(&str, &Path)> = config.iter().map(|p| ("--config", *p)).collect();
+    output::check_distinct(&[("--out", out), ("--svg", svg)], &inputs)?;
+    let cfg = config_from(settings, config)?;
+    let verilator = match backend {
+        Backend::Model => {
+            return Err("timing is measured on the design: --backend native or verilator".into())
+        }
+        b => matches!(b, Backend::Verilator),
+    };
+    // Both outputs are checked before the measurements run.
+    output::prepare_output(out)?;
+    output::prepare_output(svg)?;
+    timing::run(&cfg, verilator, out, svg)
 }

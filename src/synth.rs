@@ -5,6 +5,7 @@
 //!   PmcgConfig ──pmcg_synth::flow::run──► SynthReport ──► printed (single) | Markdown row (sweep)
 //! ```
 
+use crate::output::{self, say};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_synth::flow::{self, FlowError, SynthReport};
 use std::path::Path;
@@ -34,9 +35,9 @@ pub const SWEEP: [(&str, &[&str]); 7] = [
     ("default (64x64)", &[]),
 ];
 
-fn print(r: &SynthReport) {
-    println!("config: {}", r.config);
-    println!(
+fn print(r: &SynthReport) -> Result<(), String> {
+    say!("config: {}", r.config);
+    say!(
         "  logic cells {} / {} ({:.0}%), flip-flops {} (harness {}), block RAMs {}",
         r.logic_cells,
         r.logic_cells_available,
@@ -45,24 +46,33 @@ fn print(r: &SynthReport) {
         r.harness_flip_flops,
         r.block_rams
     );
-    println!(
+    say!(
         "  achieved {:.1} MHz, requested {:.1} MHz",
-        r.fmax_mhz, r.target_mhz
+        r.fmax_mhz,
+        r.target_mhz
     );
-    println!("  critical path: {}", r.critical_path);
+    say!("  critical path: {}", r.critical_path);
+    Ok(())
 }
 
 pub fn single(cfg: &PmcgConfig, freq: f64, work: &Path) -> CliResult {
-    let report = flow::run(cfg, freq, &flow::work_dir(work, cfg))?;
-    print(&report);
+    let dir = flow::work_dir(work, cfg);
+    output::prepare_dir(&dir)?;
+    let spinner = output::spinner("synth");
+    let report = flow::run(cfg, freq, &dir, &mut |stage| {
+        spinner.set_message(stage.to_string())
+    });
+    spinner.finish_and_clear();
+    let report = report?;
+    print(&report)?;
     if report.timing_met() {
-        println!("timing met");
+        say!("timing met");
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!(
+        output::warn(&format!(
             "error: timing missed: {:.1} MHz achieved < {:.1} MHz requested; critical path {}",
             report.fmax_mhz, report.target_mhz, report.critical_path
-        );
+        ));
         Ok(ExitCode::from(1))
     }
 }
@@ -84,13 +94,26 @@ fn tool_version(tool: &str, arg: &str) -> String {
 }
 
 pub fn sweep(freq: f64, work: &Path, out: &Path) -> CliResult {
+    // Every output is checked before the first tool runs (the sweep takes many minutes).
+    output::prepare_output(out)?;
+    let configs = SWEEP
+        .iter()
+        .map(|(name, kv)| Ok((*name, PmcgConfig::parse_kv(kv.iter().copied())?)))
+        .collect::<Result<Vec<_>, pmcg_hdl::config::ConfigError>>()?;
+    for (_, cfg) in &configs {
+        output::prepare_dir(&flow::work_dir(work, cfg))?;
+    }
+    let bar = output::progress(configs.len() as u64, "configurations");
     let mut rows = Vec::new();
-    for (name, kv) in SWEEP {
-        let cfg = PmcgConfig::parse_kv(kv.iter().copied())?;
-        eprintln!("synth {name} ...");
-        let row = match flow::run(&cfg, freq, &flow::work_dir(work, &cfg)) {
+    for (name, cfg) in &configs {
+        bar.set_message(format!("synth {name}"));
+        let result = flow::run(cfg, freq, &flow::work_dir(work, cfg), &mut |stage| {
+            bar.set_message(format!("synth {name}: {stage}"))
+        });
+        bar.inc(1);
+        let row = match result {
             Ok(r) => {
-                print(&r);
+                bar.suspend(|| print(&r))?;
                 format!(
                     "| {name} | {} ({:.0}%) | {} | {} | {:.1} | {} | {} |",
                     r.logic_cells,
@@ -102,11 +125,11 @@ pub fn sweep(freq: f64, work: &Path, out: &Path) -> CliResult {
                     r.critical_path.split(" (").next().unwrap_or("")
                 )
             }
-            Err(e @ (FlowError::Missing { .. } | FlowError::Io(_) | FlowError::Emit(_))) => {
+            Err(e @ (FlowError::Missing { .. } | FlowError::Io { .. } | FlowError::Emit(_))) => {
                 return Err(e.into())
             }
             Err(FlowError::Tool { tool, what, .. }) => {
-                eprintln!("  {name}: {tool}: {what}");
+                bar.suspend(|| output::warn(&format!("  {name}: {tool}: {what}")));
                 format!("| {name} | - | - | - | - | **{tool}: {what}** | |")
             }
         };
@@ -124,10 +147,8 @@ pub fn sweep(freq: f64, work: &Path, out: &Path) -> CliResult {
         tool_version("nextpnr-ice40", "--version"),
         rows.join("\n")
     );
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(out, doc)?;
-    println!("wrote {}", out.display());
+    bar.finish_and_clear();
+    output::write_file(out, doc.as_bytes())?;
+    say!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)
 }

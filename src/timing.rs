@@ -8,6 +8,7 @@
 //! ```
 //! Every figure is found by searching over offsets in fresh runs, not computed from the contract.
 
+use crate::output::{self, say};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::model::Model;
@@ -306,10 +307,17 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
     } else {
         "native RustHDL"
     };
+    // Progress on a terminal: the eight measurements (a Verilator build comes first).
+    let bar = output::progress(8, "measurements");
+    bar.set_message(format!("timing on the {backend}"));
     let e2c = event_to_count(cfg, verilator, None)?;
+    bar.inc(1);
     let (ovs, irq, aw) = overflow_paths(cfg, verilator)?;
+    bar.inc(1);
     let capture = capture_next_access(cfg, verilator)?;
+    bar.inc(1);
     let filtered = event_to_count(cfg, verilator, Some(0x42))?;
+    bar.inc(1);
     // EVTYPER0: event 1 -> 2, events 2. SMR0: ExactSID 0x10 -> 0x20, events from StreamID 0x20.
     let reconf = reconfig_delay(
         cfg,
@@ -318,6 +326,7 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
         (RegId::Evtyper(0), 2),
         |b| b.event(2),
     )?;
+    bar.inc(1);
     let smr = reconfig_delay(
         cfg,
         verilator,
@@ -327,12 +336,15 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
         (RegId::Smr(0), 0x20),
         |b| b.event_from(1, 0x20),
     )?;
+    bar.inc(1);
     let enable = enable_delay(cfg, verilator)?;
+    bar.inc(1);
     let mut b = Bench::new(cfg, verilator)?;
     let write_waits = b.write(RegId::Cr, 0);
     let read_waits = b
         .transfer(b.map.reg(RegId::Cfgr).addr, None, &b.no_lanes())
         .1;
+    bar.finish_and_clear();
     let rows = [
         Row {
             path: "lane event (cycle e) → counter value on PRDATA in the access cycle e+k of a read",
@@ -433,7 +445,7 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
             "| {} | {} | {} | {verdict} |",
             r.path, r.measured, r.target
         )?;
-        println!("{:<100} {:<32} {}", r.path, r.measured, verdict);
+        say!("{:<100} {:<32} {}", r.path, r.measured, verdict);
     }
     let picture = waveform_svg(cfg)?;
     writeln!(
@@ -441,14 +453,9 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
         "\n![Overflow of counter 0: event, count, OVS, interrupt and the read that sees them]({})\n",
         svg.file_name().and_then(|f| f.to_str()).unwrap_or("timing.svg")
     )?;
-    for p in [out, svg] {
-        if let Some(dir) = p.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-    }
-    std::fs::write(out, md)?;
-    std::fs::write(svg, picture)?;
-    println!("wrote {} and {}", out.display(), svg.display());
+    output::write_file(out, md.as_bytes())?;
+    output::write_file(svg, picture.as_bytes())?;
+    say!("wrote {} and {}", out.display(), svg.display());
     Ok(if all_met {
         ExitCode::SUCCESS
     } else {

@@ -299,7 +299,9 @@ fn synth_reports_and_fails_loudly() {
     if !common::have_tool("yosys") || !common::have_tool("nextpnr-ice40") {
         return;
     }
-    let work = tmp("synth");
+    // A work directory a pasted Yosys script would split (space), end (`;`) and run a shell
+    // command from (`!`): the flow must not care.
+    let work = tmp("synth dir; !touch PWNED; x");
     // A frequency no iCE40 reaches: the report is printed, the exit code is 1, the path named.
     let o = bin()
         .args([
@@ -328,6 +330,16 @@ fn synth_reports_and_fails_loudly() {
         "{}",
         stderr(&o)
     );
+    for place in [
+        work.clone(),
+        work.join("synth-2x32"),
+        std::env::current_dir().unwrap(),
+    ] {
+        assert!(
+            !place.join("PWNED").exists(),
+            "a shell command ran in {place:?}"
+        );
+    }
     // A bad configuration is an input error.
     let o = bin()
         .args(["synth", "counters=0", "--work"])

@@ -5,11 +5,17 @@
 //! ```
 //! It drives `simulate()` directly rather than rust-hdl's thread-per-testbench framework, which
 //! hands off between threads on every edge (several times slower; field notes).
+//!
+//! The optional waveform goes through [`VcdFile`]: rust-hdl's VCD writer unwraps every write, so
+//! a full disk or a file-size limit would panic inside it; `VcdFile` keeps the first error for the
+//! caller ([`VcdStatus`]) and stops recording instead.
 
 use crate::pins::{Dut, PinInputs, PinOutputs};
 use pmcg_hdl::config::{lane_mpam_word, PmcgConfig};
 use pmcg_hdl::top::PmcgCore;
 use rust_hdl::prelude::*;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 /// Settling iterations allowed per half cycle before the design is declared non-convergent.
 const MAX_SETTLE: usize = 200;
@@ -17,7 +23,72 @@ const MAX_SETTLE: usize = 200;
 /// Picoseconds per PCLK period in the waveform (10 ns: the 100 MHz FPGA target).
 const VCD_PERIOD_PS: u64 = 10_000;
 
-type VcdWriter = rust_hdl::core::vcd_probe::VCDProbe<std::io::BufWriter<std::fs::File>>;
+type VcdWriter = rust_hdl::core::vcd_probe::VCDProbe<VcdFile>;
+
+/// The first error writing the waveform, shared between the [`NativeDut`] and its caller.
+#[derive(Clone, Debug, Default)]
+pub struct VcdStatus(Arc<Mutex<Option<std::io::Error>>>);
+
+impl VcdStatus {
+    /// The first write error, if any (taken: a second call returns `None`). The file is complete
+    /// only once the `NativeDut` has been dropped (the last buffered bytes are written then).
+    pub fn take_error(&self) -> Option<std::io::Error> {
+        self.0.lock().map(|mut e| e.take()).unwrap_or(None)
+    }
+
+    fn failed(&self) -> bool {
+        self.0.lock().map(|e| e.is_some()).unwrap_or(true)
+    }
+
+    fn keep(&self, error: std::io::Error) {
+        if let Ok(mut slot) = self.0.lock() {
+            slot.get_or_insert(error);
+        }
+    }
+}
+
+/// A buffered VCD file whose writes never fail: the first error goes to the [`VcdStatus`] and
+/// every later byte is dropped (rust-hdl's VCD writer would panic on an error).
+pub struct VcdFile {
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    status: VcdStatus,
+}
+
+impl VcdFile {
+    fn on<T>(&mut self, result: std::io::Result<T>, ok: T) -> std::io::Result<T> {
+        match result {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                self.file = None;
+                self.status.keep(e);
+                Ok(ok)
+            }
+        }
+    }
+}
+
+impl Write for VcdFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.file.as_mut().map(|f| f.write(buf)) {
+            Some(r) => self.on(r, buf.len()),
+            None => Ok(buf.len()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.file.as_mut().map(|f| f.flush()) {
+            Some(r) => self.on(r, ()),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for VcdFile {
+    fn drop(&mut self) {
+        // BufWriter's own drop ignores a failed final write.
+        let _ = self.flush();
+    }
+}
 
 pub struct NativeDut {
     core: PmcgCore,
@@ -30,6 +101,7 @@ pub struct NativeDut {
     sh: (u32, u64),
     export_mask: u64,
     vcd: Option<VcdWriter>,
+    vcd_status: VcdStatus,
     cycle: u64,
     iterations: u64,
 }
@@ -54,24 +126,38 @@ impl NativeDut {
             sh: field("SH"),
             export_mask: cfg.counter_bitmap(),
             vcd: None,
+            vcd_status: VcdStatus::default(),
             cycle: 0,
             iterations: 0,
         })
     }
 
-    /// Records every signal of the design, every half cycle, to a VCD file at `path`.
+    /// Records every signal of the design, every half cycle, to a VCD file at `path`. A write
+    /// error later on stops the recording and is kept in [`NativeDut::vcd_status`].
     pub fn with_vcd(mut self, path: &std::path::Path) -> std::io::Result<Self> {
-        let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        let file = VcdFile {
+            file: Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+            status: self.vcd_status.clone(),
+        };
         let vcd = write_vcd_header(file, &self.core);
         self.vcd = Some(write_vcd_dump(vcd, &self.core));
         Ok(self)
     }
 
+    /// Where a waveform write error shows (a handle that outlives the `NativeDut`).
+    pub fn vcd_status(&self) -> VcdStatus {
+        self.vcd_status.clone()
+    }
+
     fn record(&mut self, half: u64) {
         if let Some(mut vcd) = self.vcd.take() {
-            // A failed waveform write must not go unnoticed.
-            vcd.timestamp(self.cycle * VCD_PERIOD_PS + half * VCD_PERIOD_PS / 2)
-                .expect("writing the VCD file");
+            let time = self.cycle * VCD_PERIOD_PS + half * VCD_PERIOD_PS / 2;
+            if let Err(e) = vcd.timestamp(time) {
+                self.vcd_status.keep(e);
+            }
+            if self.vcd_status.failed() {
+                return; // the waveform is lost: stop spending time on it
+            }
             self.vcd = Some(write_vcd_change(vcd, &self.core));
         }
     }

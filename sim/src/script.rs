@@ -20,6 +20,8 @@
 //! ignored. Fields are separated by white space. Numbers are decimal (`42`) or hexadecimal with a
 //! `0x` prefix (`0x2A`); `_` may separate digits (`0xFFFF_FFFF`); signs are not allowed.
 //! Keywords are lower case. Line numbers count from 1 and include comment and blank lines.
+//! The text is UTF-8 ([`decode_text`] names the line of a byte that is not); a byte-order mark at
+//! the start is skipped and `\n`, `\r\n` and a lone `\r` each end a line ([`text_lines`]).
 //!
 //! | Command | Meaning |
 //! |---|---|
@@ -75,6 +77,8 @@
 //!   an ID listed twice is an error (one lane carries an event at most once per cycle).
 //! - `ids=0` is an error: event 0 is the cycle event, which a counter with EVTYPER.EVENT = 0 counts
 //!   every cycle by itself; it cannot be raised on a lane (use `idle N` to let cycles pass).
+//! - `sid` must fit the configuration's `sid_bits` (a wider StreamID would be cut by the lane
+//!   port, silently).
 //! - `cycles=0` is an error (an `event` that drives nothing is almost certainly a mistake), and so
 //!   is `idle 0`. Both counts are at most 0xFFFF_FFFF.
 //! - Successive `event` lines run one after the other, each for its own cycles, never at the same
@@ -132,7 +136,11 @@
 //! [`ScriptError`], displayed as `line N: message`: unknown command, missing or extra fields, bad
 //! numbers, out-of-range values, bad `KEY=VALUE` items, `config` missing, not first or repeated,
 //! lane out of range, empty or unknown event IDs, zero counts. A script with no command at all is
-//! reported at line 1.
+//! reported at line 1. A number too large for its field says so (`does not fit 32 bits (too
+//! large)`), even beyond 64 bits; a token of the input quoted in a message is cut short past 64
+//! characters ([`cut_long_tokens`]).
+//!
+//! Settings files (`--config FILE` of the CLI) follow the same line rules ([`parse_settings`]).
 //!
 //! ## Trace
 //! With `trace`, every command prints the cycle it starts in as it runs, e.g.
@@ -170,6 +178,28 @@ pub struct Script {
     pub config_line: usize,
     /// Every command after `config`, with its line number (from 1), in script order.
     pub lines: Vec<(usize, Command)>,
+}
+
+impl Script {
+    /// The cycles the script takes to run (`capture_request` counted at its longest), for a
+    /// progress display.
+    pub fn cycles(&self) -> u64 {
+        self.lines
+            .iter()
+            .map(|(_, c)| match c {
+                Command::Write { .. } | Command::Read { .. } => 2,
+                Command::Write64 { .. } | Command::Read64 { .. } => 4,
+                Command::Event { cycles, .. } => *cycles,
+                Command::Idle(n) => *n,
+                Command::Reset => 1,
+                Command::CaptureRequest => 2 * CAPT_ACK_TIMEOUT as u64,
+                Command::ExpectIrq(_)
+                | Command::ExpectMsi { .. }
+                | Command::MsiSlave { .. }
+                | Command::CaptReq(_) => 0,
+            })
+            .sum()
+    }
 }
 
 /// An expected value: passes when `(actual & mask) == (value & mask)`.
@@ -266,6 +296,16 @@ impl fmt::Display for ScriptError {
 
 impl std::error::Error for ScriptError {}
 
+impl ScriptError {
+    /// An error at `line`; over-long input tokens quoted in `message` are cut short.
+    pub fn new(line: usize, message: String) -> Self {
+        ScriptError {
+            line,
+            message: cut_long_tokens(&message),
+        }
+    }
+}
+
 /// Outcome of [`run`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunReport {
@@ -295,14 +335,13 @@ impl RunReport {
 pub fn parse(text: &str) -> Result<Script, ScriptError> {
     let mut config: Option<(usize, PmcgConfig)> = None;
     let mut lines = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
-        let line = index + 1;
+    for (line, raw) in text_lines(text) {
         let code = raw.split('#').next().unwrap_or("");
         let words: Vec<&str> = code.split_whitespace().collect();
         let Some(&command) = words.first() else {
             continue;
         };
-        let error = |message: String| ScriptError { line, message };
+        let error = |message: String| ScriptError::new(line, message);
         match (&config, command) {
             (None, "config") => config = Some((line, parse_config(&words[1..]).map_err(error)?)),
             (Some((first, _)), "config") => {
@@ -329,15 +368,142 @@ pub fn parse(text: &str) -> Result<Script, ScriptError> {
     })
 }
 
+/// The numbered lines (from 1) of a script or settings file: a UTF-8 byte-order mark at the start
+/// is skipped, and `\n`, `\r\n` and a lone `\r` each end a line (files from any editor read
+/// alike).
+pub fn text_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut rest = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let mut line = 0;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        line += 1;
+        let (this, next) = match rest.find(['\n', '\r']) {
+            Some(i) if rest[i..].starts_with("\r\n") => (&rest[..i], &rest[i + 2..]),
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = next;
+        Some((line, this))
+    })
+}
+
+/// The text of a script or settings file read as bytes: UTF-8 (a byte-order mark allowed), else
+/// an error naming the line of the first byte that is not.
+pub fn decode_text(bytes: Vec<u8>) -> Result<String, ScriptError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        // Line terminators before the bad byte: `\n`, and `\r` not followed by `\n`.
+        let ends = valid
+            .iter()
+            .enumerate()
+            .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && valid.get(i + 1) != Some(&b'\n')))
+            .count();
+        ScriptError {
+            line: ends + 1,
+            message: format!(
+                "not UTF-8 text (byte {:#x} at offset {})",
+                e.as_bytes()[valid.len()],
+                valid.len()
+            ),
+        }
+    })
+}
+
+/// Longest run of characters a message quotes from the input as it is; longer runs are cut.
+const LONGEST_ECHO: usize = 64;
+
+/// `message` with every run of more than [`LONGEST_ECHO`] characters without white space or
+/// backquotes cut short, and control and bidirectional-formatting characters escaped (`\u{1b}`):
+/// messages quote the input's tokens, which may be of any length and must not drive the terminal.
+pub fn cut_long_tokens(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4 * LONGEST_ECHO));
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        let n = run.chars().count();
+        if n > LONGEST_ECHO {
+            out.extend(run.chars().take(LONGEST_ECHO - 16));
+            out.push_str(&format!("... ({n} characters)"));
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in message.chars() {
+        let escaped = c.is_control() || is_bidi_control(c);
+        if c == '`' || (c.is_whitespace() && !escaped) {
+            flush(&mut run, &mut out);
+            out.push(c);
+        } else if escaped {
+            run.extend(c.escape_unicode());
+        } else {
+            run.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// Unicode characters that reorder the text around them on a terminal (U+202A-U+202E,
+/// U+2066-U+2069), and the byte-order mark.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Parses a settings file (`--config FILE` of `gen`, `synth` and `timing`): `KEY=VALUE` items
+/// separated by white space or lines, `#` comments, and any `config` word ignored (so a script's
+/// `config` line can be pasted). Returns the items with their line numbers; an item without `=`
+/// or a key given twice is an error naming the line. Keys and values are checked by
+/// [`PmcgConfig::parse_kv`].
+pub fn parse_settings(text: &str) -> Result<Vec<(usize, String)>, ScriptError> {
+    let mut items: Vec<(usize, String)> = Vec::new();
+    for (line, raw) in text_lines(text) {
+        let code = raw.split('#').next().unwrap_or("");
+        for item in code.split_whitespace().filter(|w| *w != "config") {
+            let (key, _) = key_value(item, "config").map_err(|m| ScriptError::new(line, m))?;
+            if let Some((first, _)) = items
+                .iter()
+                .find(|(_, i)| i.split_once('=').map(|(k, _)| k) == Some(key))
+            {
+                return Err(ScriptError::new(
+                    line,
+                    format!("config: key `{key}` is given twice (first at line {first})"),
+                ));
+            }
+            items.push((line, item.to_string()));
+        }
+    }
+    Ok(items)
+}
+
 /// A number of at most `bits` bits (decimal or 0x-hex).
 fn number(text: &str, what: &str, bits: u32) -> Result<u64, String> {
-    let digits_ok = text.starts_with(|c: char| c.is_ascii_digit());
-    let value = if digits_ok { parse_number(text) } else { None }
-        .ok_or_else(|| format!("{what}: `{text}` is not a number (decimal or 0x-hex)"))?;
+    let too_large = || format!("{what}: {text} does not fit {bits} bits (too large)");
+    let value = match parse_number(text) {
+        Some(v) if text.starts_with(|c: char| c.is_ascii_digit()) => v,
+        _ if is_numeral(text) => return Err(too_large()), // digits that overflow 64 bits
+        _ => {
+            return Err(format!(
+                "{what}: `{text}` is not a number (decimal or 0x-hex)"
+            ))
+        }
+    };
     if bits < 64 && value >> bits != 0 {
-        return Err(format!("{what}: {text} does not fit {bits} bits"));
+        return Err(too_large());
     }
     Ok(value)
+}
+
+/// `text` is written as a number (decimal, or 0x-hex, `_` between digits allowed) whatever its
+/// size.
+fn is_numeral(text: &str) -> bool {
+    let (digits, radix) = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None => (text, 10),
+    };
+    digits.chars().any(|c| c.is_digit(radix))
+        && digits.chars().all(|c| c == '_' || c.is_digit(radix))
 }
 
 fn key_value<'a>(item: &'a str, context: &str) -> Result<(&'a str, &'a str), String> {
@@ -558,7 +724,17 @@ fn parse_event(args: &[&str], cfg: &PmcgConfig) -> Result<Command, String> {
     };
     let (sid, nosid) = match sid {
         Some("none") => (0, true),
-        Some(t) => (number(t, "event: sid", 32)? as u32, false),
+        Some(t) => {
+            // A StreamID wider than the configuration's would be cut by the lane port.
+            let sid = number(t, "event: sid", 32)?;
+            if sid >> cfg.sid_bits != 0 {
+                return Err(format!(
+                    "event: sid {t} does not fit sid_bits={} (the configuration's StreamID width)",
+                    cfg.sid_bits
+                ));
+            }
+            (sid as u32, false)
+        }
         None => (0, false),
     };
     let ss = match ss {
@@ -743,7 +919,13 @@ struct Runner<'a, D: Dut> {
     msi_base: usize,
     /// The slave's protocol violations up to here have been reported (or came before the run).
     violations_base: usize,
+    /// Told the cycles run so far, now and then (a progress display).
+    progress: &'a mut dyn FnMut(u64),
+    start: u64,
 }
+
+/// Cycles between two calls of the progress callback within one long command.
+const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Cycles `capture_request` waits for each CAPT_ACK transition.
 const CAPT_ACK_TIMEOUT: u32 = 8;
@@ -836,8 +1018,11 @@ impl<D: Dut> Runner<'_, D> {
 
     fn idle(&mut self, n: u64) -> std::io::Result<()> {
         // One cycle at a time so that the trace gives the exact cycle of each irq pulse.
-        for _ in 0..n {
+        for i in 0..n {
             self.cycles(|d| d.idle(1))?;
+            if i % PROGRESS_EVERY == PROGRESS_EVERY - 1 {
+                (self.progress)(self.driver.cycle - self.start);
+            }
         }
         Ok(())
     }
@@ -1091,6 +1276,18 @@ pub fn run<D: Dut>(
     trace: bool,
     out: &mut dyn Write,
 ) -> std::io::Result<RunReport> {
+    run_with_progress(script, driver, trace, out, &mut |_| {})
+}
+
+/// [`run`], telling `progress` the cycles run so far after every command and every
+/// 65536 cycles of a long one (compare with [`Script::cycles`]).
+pub fn run_with_progress<D: Dut>(
+    script: &Script,
+    driver: &mut Driver<D>,
+    trace: bool,
+    out: &mut dyn Write,
+    progress: &mut dyn FnMut(u64),
+) -> std::io::Result<RunReport> {
     let start = driver.cycle;
     let mut irq_base = driver.irq_pulses;
     let lanes = script.config.lanes as usize;
@@ -1104,9 +1301,12 @@ pub fn run<D: Dut>(
         report: RunReport::default(),
         msi_base,
         violations_base,
+        progress,
+        start,
     };
     for (line, cmd) in &script.lines {
         runner.command(*line, cmd, lanes, &mut irq_base)?;
+        (runner.progress)(runner.driver.cycle - start);
     }
     runner.check_violations("end of script".to_string())?;
     let mut report = runner.report;
@@ -1752,6 +1952,113 @@ capture_request
     }
 
     #[test]
+    fn line_endings_and_byte_order_mark_are_accepted() {
+        fn lines(t: &str) -> Vec<(usize, &str)> {
+            text_lines(t).collect()
+        }
+        let want = vec![(1, "a"), (2, ""), (3, "b c"), (4, "d")];
+        for text in [
+            "a\n\nb c\nd\n",
+            "a\r\n\r\nb c\r\nd\r\n",
+            "a\r\rb c\rd",
+            "\u{FEFF}a\n\r\nb c\rd\r\n",
+        ] {
+            assert_eq!(lines(text), want, "{text:?}");
+        }
+        assert!(lines("").is_empty());
+        // A script in each style parses alike, and errors name the same line.
+        let unix = "config counters=4\n# c\nwrite 0x400 1\nidle 3\n";
+        let expected = parse(unix).unwrap();
+        for text in [
+            unix.replace('\n', "\r\n"),
+            unix.replace('\n', "\r"),
+            format!("\u{FEFF}{unix}"),
+        ] {
+            assert_eq!(parse(&text).unwrap(), expected, "{text:?}");
+            let bad = text.replace("idle 3", "idle x");
+            assert_eq!(parse(&bad).unwrap_err().line, 4, "{bad:?}");
+        }
+        // A byte-order mark anywhere else is not white space.
+        assert!(parse("config\n\u{FEFF}idle 1\n").is_err());
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_names_its_line() {
+        let e = decode_text(b"config\r\nidle 1\rid\xFFle 2\n".to_vec()).unwrap_err();
+        assert_eq!(e.line, 3, "{e}");
+        assert!(
+            e.message.contains("not UTF-8") && e.message.contains("0xff"),
+            "{e}"
+        );
+        assert_eq!(decode_text(b"config\n".to_vec()).unwrap(), "config\n");
+    }
+
+    #[test]
+    fn long_tokens_are_cut_short_in_messages() {
+        let huge = "x".repeat(100_000);
+        for text in [
+            format!("config\n{huge}\n"),
+            format!("config\nidle {huge}\n"),
+            format!("config\nevent ids={huge}\n"),
+            format!("config {huge}=1\n"),
+            format!("config capture={huge}\n"),
+            format!("config\nevent sid=0x{}\n", "f".repeat(5000)),
+        ] {
+            let e = parse(&text).unwrap_err();
+            let shown = e.to_string();
+            assert!(
+                shown.len() < 600,
+                "{} bytes: {}",
+                shown.len(),
+                &shown[..600]
+            );
+            assert!(shown.contains("characters)"), "{shown}");
+        }
+        // Short tokens are quoted whole.
+        assert_eq!(
+            cut_long_tokens("unknown command `frobnicate`"),
+            "unknown command `frobnicate`"
+        );
+        // Control characters (a terminal escape sequence) and bidirectional overrides are shown
+        // escaped, never sent to the terminal.
+        let e = parse("config\nidle \u{1b}[2J\u{202E}x\0\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "idle: N: `\\u{1b}[2J\\u{202e}x\\u{0}` is not a number (decimal or 0x-hex)"
+        );
+    }
+
+    #[test]
+    fn settings_files_reject_a_key_given_twice() {
+        let items =
+            parse_settings("\u{FEFF}config counters=4 # x\r\nlanes=2\rsid_bits=8\n").unwrap();
+        let items: Vec<(usize, &str)> = items.iter().map(|(l, i)| (*l, i.as_str())).collect();
+        assert_eq!(
+            items,
+            [(1, "counters=4"), (2, "lanes=2"), (3, "sid_bits=8")]
+        );
+        let e = parse_settings("counters=4\n\nlanes=2 counters=8\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(
+            e.message
+                .contains("`counters` is given twice (first at line 1)"),
+            "{e}"
+        );
+        let e = parse_settings("counters=4\nlanes\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("expected KEY=VALUE"), "{e}");
+    }
+
+    #[test]
+    fn event_sid_wider_than_sid_bits_is_an_error() {
+        assert!(parse("config sid_bits=8\nevent sid=0xFF ids=1\n").is_ok());
+        let e = parse("config sid_bits=8\nevent sid=0x100 ids=1\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("does not fit sid_bits=8"), "{e}");
+        assert!(parse("config sid_bits=32\nevent sid=0xFFFFFFFF ids=1\n").is_ok());
+    }
+
+    #[test]
     fn malformed_lines_name_their_line() {
         // (script, line, text the message must contain)
         let cases: &[(&str, usize, &str)] = &[
@@ -1805,15 +2112,16 @@ capture_request
                 2,
                 "VALUE: 0x100000000 does not fit 32 bits",
             ),
+            // Numbers too large for their field (even for 64 bits) say so.
             (
                 "config\nwrite 0xE04 99999999999999999999999\n",
                 2,
-                "not a number",
+                "VALUE: 99999999999999999999999 does not fit 32 bits (too large)",
             ),
             (
                 "config\nwrite64 0x10000 0x1_0000_0000_0000_0000\n",
                 2,
-                "not a number",
+                "VALUE: 0x1_0000_0000_0000_0000 does not fit 64 bits (too large)",
             ),
             (
                 "config\nwrite64 0xFFFFFFFC 1\n",
@@ -1862,7 +2170,7 @@ capture_request
             (
                 "config\nread64 0x0 expect 0x1_0000_0000_0000_0000\n",
                 2,
-                "not a number",
+                "does not fit 64 bits (too large)",
             ),
             // event
             ("config\nevent\n", 2, "missing ids"),

@@ -6,6 +6,10 @@
 //!   emit_verilog(cfg) + resource harness ──yosys synth_ice40──► netlist.json ──nextpnr-ice40──► report.json
 //!   harness: SIN ─► shift register ─► every PMCG input;  every PMCG output ─► registers ─► XOR ─► SOUT
 //! ```
+//! Both tools run in the work directory on fixed file names ([`YOSYS_SCRIPT`]): no path the user
+//! gives ever appears in a Yosys command (where a space splits it and `;` or `!` would start
+//! another command); nextpnr gets only fixed relative names too.
+//!
 //! The PMCG has more I/O bits than the cb132 package has pins, so it is measured inside a harness
 //! with three pins (PCLK, SIN, SOUT) that keeps every input-to-register path real and every
 //! output observable (nothing is optimised away). The harness's own flip-flops are reported.
@@ -57,8 +61,20 @@ pub enum FlowError {
         what: String,
         log_tail: String,
     },
-    Io(std::io::Error),
+    /// A file or a tool could not be used: what was tried (naming the path or the tool), why.
+    Io {
+        what: String,
+        error: std::io::Error,
+    },
     Emit(crate::EmitError),
+}
+
+/// Maps an I/O error to a [`FlowError::Io`] saying what was tried.
+fn io(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> FlowError {
+    move |error| FlowError::Io {
+        what: what.to_string(),
+        error,
+    }
 }
 
 impl std::fmt::Display for FlowError {
@@ -72,7 +88,7 @@ impl std::fmt::Display for FlowError {
                 what,
                 log_tail,
             } => write!(f, "{tool}: {what}\n{log_tail}"),
-            FlowError::Io(e) => write!(f, "{e}"),
+            FlowError::Io { what, error } => write!(f, "{what}: {error}"),
             FlowError::Emit(e) => write!(f, "{e}"),
         }
     }
@@ -80,10 +96,65 @@ impl std::fmt::Display for FlowError {
 
 impl std::error::Error for FlowError {}
 
-impl From<std::io::Error> for FlowError {
-    fn from(e: std::io::Error) -> Self {
-        FlowError::Io(e)
+/// The files of one flow run, by their names in the work directory.
+pub mod files {
+    pub const PMCG: &str = "smmu_pmcg.v";
+    pub const HARNESS: &str = "harness.v";
+    pub const NETLIST: &str = "netlist.json";
+    pub const STAT: &str = "stat.txt";
+    pub const YOSYS_LOG: &str = "yosys.log";
+    pub const REPORT: &str = "report.json";
+    pub const NEXTPNR_LOG: &str = "nextpnr.log";
+}
+
+/// The Yosys commands, run in the work directory: only the fixed names of [`files`].
+pub const YOSYS_SCRIPT: &str = "read_verilog smmu_pmcg.v harness.v; \
+     synth_ice40 -top pmcg_harness -json netlist.json; tee -q -o stat.txt stat";
+
+/// The Yosys invocation for the files in `work` (the directory is its working directory, never
+/// part of an argument).
+pub fn yosys_command(work: &Path) -> Command {
+    let mut c = Command::new("yosys");
+    c.current_dir(work)
+        .args(["-q", "-l", files::YOSYS_LOG, "-p", YOSYS_SCRIPT]);
+    c
+}
+
+/// The nextpnr invocation for the netlist in `work` (its working directory).
+pub fn nextpnr_command(work: &Path, target_mhz: f64) -> Command {
+    let mut c = Command::new("nextpnr-ice40");
+    c.current_dir(work).args(DEVICE_ARGS).args([
+        "--freq",
+        &format!("{target_mhz}"),
+        "--timing-allow-fail",
+        "--pcf-allow-unconstrained",
+        "--json",
+        files::NETLIST,
+        "--report",
+        files::REPORT,
+        "-l",
+        files::NEXTPNR_LOG,
+        "-q",
+    ]);
+    c
+}
+
+/// Runs Yosys on `smmu_pmcg.v` and `harness.v` in `work`: `netlist.json` and `stat.txt`.
+pub fn synthesize(work: &Path) -> Result<(), FlowError> {
+    let y = yosys_command(work)
+        .output()
+        .map_err(io(format_args!("cannot run yosys in {}", work.display())))?;
+    if !y.status.success() {
+        return Err(FlowError::Tool {
+            tool: "yosys".into(),
+            what: format!(
+                "synth_ice40 failed (log {})",
+                work.join(files::YOSYS_LOG).display()
+            ),
+            log_tail: tail(&work.join(files::YOSYS_LOG), 20),
+        });
     }
+    Ok(())
 }
 
 /// The resource harness around the shipped top, and how many flip-flops it adds.
@@ -147,42 +218,35 @@ fn tail(path: &Path, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
-/// Runs the flow for `cfg` at `target_mhz` in `work` (created; files kept for inspection).
-pub fn run(cfg: &PmcgConfig, target_mhz: f64, work: &Path) -> Result<SynthReport, FlowError> {
+/// Runs the flow for `cfg` at `target_mhz` in `work` (created; files kept for inspection);
+/// `stage` is told each step as it starts (a progress display).
+pub fn run(
+    cfg: &PmcgConfig,
+    target_mhz: f64,
+    work: &Path,
+    stage: &mut dyn FnMut(&str),
+) -> Result<SynthReport, FlowError> {
     require("yosys", "yosys")?;
     require("nextpnr-ice40", "nextpnr-ice40")?;
-    std::fs::create_dir_all(work)?;
-    let pmcg = work.join("smmu_pmcg.v");
-    let harness = work.join("harness.v");
-    std::fs::write(
-        &pmcg,
-        emit_verilog(cfg, DEFAULT_TOP).map_err(FlowError::Emit)?,
+    std::fs::create_dir_all(work).map_err(io(format_args!(
+        "cannot create directory {}",
+        work.display()
+    )))?;
+    let write = |name: &str, text: &str| {
+        let path = work.join(name);
+        std::fs::write(&path, text).map_err(io(format_args!("cannot write {}", path.display())))
+    };
+    write(
+        files::PMCG,
+        &emit_verilog(cfg, DEFAULT_TOP).map_err(FlowError::Emit)?,
     )?;
     let (harness_text, harness_ffs) = harness_verilog(cfg);
-    std::fs::write(&harness, harness_text)?;
-    let netlist = work.join("netlist.json");
-    let stat = work.join("stat.txt");
-    let ylog = work.join("yosys.log");
-    let script = format!(
-        "read_verilog {} {}; synth_ice40 -top pmcg_harness -json {}; tee -q -o {} stat",
-        pmcg.display(),
-        harness.display(),
-        netlist.display(),
-        stat.display()
-    );
-    let y = Command::new("yosys")
-        .args(["-q", "-l"])
-        .arg(&ylog)
-        .args(["-p", &script])
-        .output()?;
-    if !y.status.success() {
-        return Err(FlowError::Tool {
-            tool: "yosys".into(),
-            what: "synth_ice40 failed".into(),
-            log_tail: tail(&ylog, 20),
-        });
-    }
-    let stat_text = std::fs::read_to_string(&stat)?;
+    write(files::HARNESS, &harness_text)?;
+    stage("yosys synth_ice40");
+    synthesize(work)?;
+    let stat = work.join(files::STAT);
+    let stat_text = std::fs::read_to_string(&stat)
+        .map_err(io(format_args!("cannot read {}", stat.display())))?;
     let count_cells = |prefix: &str| -> u64 {
         stat_text
             .lines()
@@ -195,24 +259,15 @@ pub fn run(cfg: &PmcgConfig, target_mhz: f64, work: &Path) -> Result<SynthReport
             .sum()
     };
     let flip_flops = count_cells("SB_DFF");
-    let report = work.join("report.json");
-    let nlog = work.join("nextpnr.log");
-    let n = Command::new("nextpnr-ice40")
-        .args(DEVICE_ARGS)
-        .args([
-            "--freq",
-            &format!("{target_mhz}"),
-            "--timing-allow-fail",
-            "--pcf-allow-unconstrained",
-            "--json",
-        ])
-        .arg(&netlist)
-        .arg("--report")
-        .arg(&report)
-        .arg("-l")
-        .arg(&nlog)
-        .arg("-q")
-        .output()?;
+    let report = work.join(files::REPORT);
+    let nlog = work.join(files::NEXTPNR_LOG);
+    stage("nextpnr-ice40 place and route");
+    let n = nextpnr_command(work, target_mhz)
+        .output()
+        .map_err(io(format_args!(
+            "cannot run nextpnr-ice40 in {}",
+            work.display()
+        )))?;
     if !n.status.success() {
         let log = tail(&nlog, 12);
         let full = std::fs::read_to_string(&nlog).unwrap_or_default();
@@ -227,7 +282,7 @@ pub fn run(cfg: &PmcgConfig, target_mhz: f64, work: &Path) -> Result<SynthReport
                 .unwrap_or_default();
             format!("placement failed: the design does not fit the iCE40-HX8K{need}")
         } else {
-            "place and route failed".to_string()
+            format!("place and route failed (log {})", nlog.display())
         };
         return Err(FlowError::Tool {
             tool: "nextpnr-ice40".into(),
@@ -235,8 +290,10 @@ pub fn run(cfg: &PmcgConfig, target_mhz: f64, work: &Path) -> Result<SynthReport
             log_tail: log,
         });
     }
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report)?)
-        .map_err(|e| FlowError::Tool {
+    let report_text = std::fs::read_to_string(&report)
+        .map_err(io(format_args!("cannot read {}", report.display())))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&report_text).map_err(|e| FlowError::Tool {
             tool: "nextpnr-ice40".into(),
             what: format!("unreadable report {}: {e}", report.display()),
             log_tail: String::new(),
