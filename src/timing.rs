@@ -408,7 +408,8 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
             met: Some(write_waits == 0),
         },
     ];
-    let mut md = String::new();
+    let stamp = pmcg_synth::stamp::Stamp::timing(cfg, verilator).comment_lines("");
+    let mut md = stamp.clone();
     writeln!(md, "# Counter-path timing, in cycles of PCLK\n")?;
     writeln!(
         md,
@@ -447,7 +448,7 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
         }
     }
     std::fs::write(out, md)?;
-    std::fs::write(svg, picture)?;
+    std::fs::write(svg, stamp + &picture)?;
     println!("wrote {} and {}", out.display(), svg.display());
     Ok(if all_met {
         ExitCode::SUCCESS
