@@ -247,7 +247,8 @@ fn settings_from_file(path: &Path) -> Result<Vec<String>, Box<dyn std::error::Er
         .collect())
 }
 
-/// The configuration given by a settings file (if any) and KEY=VALUE settings (which win).
+/// The configuration given by a settings file (if any) and KEY=VALUE settings; a key given twice,
+/// in either or across both, is an error (`PmcgConfig::parse_kv`).
 fn config_from(
     settings: &[String],
     config: Option<&Path>,
