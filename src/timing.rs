@@ -448,7 +448,8 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
         }
     }
     std::fs::write(out, md)?;
-    std::fs::write(svg, stamp + &picture)?;
+    // The stamp goes inside the root element: the file still starts with `<svg`.
+    std::fs::write(svg, picture.replacen('\n', &format!("\n{stamp}"), 1))?;
     println!("wrote {} and {}", out.display(), svg.display());
     Ok(if all_met {
         ExitCode::SUCCESS

@@ -1,5 +1,5 @@
-//! Stamps of the generated documents: each one carries, as its first line, a hash of what made
-//! it, and a fast test recomputes that hash from the tree and fails when the document is stale.
+//! Stamps of the generated documents: each one carries, as its first line (in an SVG the line
+//! after the `<svg ...>` start tag), a hash of what made it, and a fast test recomputes that hash from the tree and fails when the document is stale.
 //!
 //! ```text
 //!   inputs (source files, rust-hdl's locked version, the command's parameters)
@@ -7,9 +7,10 @@
 //!      ▼
 //!   <!-- stamp: sha256 <hex> of <inputs>, rust-hdl <v> (Cargo.lock) and "<params>"; tools (recorded, not hashed): ... -->
 //!   <!-- SPDX-License-Identifier: Apache-2.0 -->
-//!   # the document ...          (docs/timing.md, docs/timing.svg, docs/resources.md)
+//!   # the document ...          (docs/timing.md, docs/resources.md; in docs/timing.svg both
+//!                                 lines follow the `<svg ...>` start tag)
 //!
-//!   test generated_docs_match_their_stamps: read the first line's hex, recompute from the tree,
+//!   test generated_docs_match_their_stamps: read the stamp line's hex, recompute from the tree,
 //!   fail naming the command that regenerates the document (no synthesis, no simulation)
 //! ```
 //!
@@ -192,10 +193,14 @@ impl Stamp {
     }
 }
 
-/// The hash a document's first line records (`<!-- stamp: sha256 <64 hex digits> ...`).
+/// The hash a document's stamp line records (`<!-- stamp: sha256 <64 hex digits> ...`): its first
+/// line, or its second in an SVG, whose first line is the root element's start tag.
 pub fn recorded_hash(text: &str) -> Option<&str> {
-    let first = text.lines().next()?;
-    let hex = first.strip_prefix("<!-- stamp: sha256 ")?.get(..64)?;
+    let line = text
+        .lines()
+        .take(2)
+        .find(|l| l.starts_with("<!-- stamp: "))?;
+    let hex = line.strip_prefix("<!-- stamp: sha256 ")?.get(..64)?;
     hex.chars().all(|c| c.is_ascii_hexdigit()).then_some(hex)
 }
 
@@ -282,6 +287,13 @@ mod tests {
             "{doc}"
         );
         s.check(&root, "doc.md", &doc).unwrap();
+        let svg = format!("<svg x=\"1\">\n{doc}</svg>\n");
+        s.check(&root, "doc.svg", &svg).unwrap();
+        let late = format!("<svg>\n<g/>\n{doc}");
+        assert!(s
+            .check(&root, "doc.svg", &late)
+            .unwrap_err()
+            .contains("no stamp line"));
         // Only recorded, not hashed: other tool versions keep the stamp.
         let other_tools = s.comment_lines_in(&root, "yosys 0.40") + "# doc\n";
         assert_eq!(recorded_hash(&doc), recorded_hash(&other_tools));
