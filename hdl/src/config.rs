@@ -6,22 +6,23 @@
 //! [`PmcgConfig::validate`] rejects a bad configuration with an error naming the key.
 //!
 //! ```text
-//!                      CONFIG_KEYS: key, values (Kind), default, register, description, get/put
-//!                        │          │            │          │
-//!   key=value text ──parse_kv/set──►│ PmcgConfig ◄─default──┘          (script `config`, gen, synth, timing)
-//!   (each key once)      │          │   │
-//!                        │  validate: each key's Kind check, then the rules between keys
-//!                        ├─► summary(): one `key=value ...` line (Verilog header, reports)
-//!                        ├─► pmcg_synth::summary_json: `gen`'s JSON "config" object
-//!                        └─► markdown_key_table(): README.md's generated key table
+//!   CONFIG_KEYS[i] = { key, kind (its values), default, register, description, get, put }
+//!     ├─ default, kind.parse, put ──► PmcgConfig::default
+//!     ├─ kind.parse (+check), put ──► PmcgConfig::set / parse_kv ◄── KEY=VALUE items: a script's
+//!     │                                 `config` line, gen/synth/timing arguments and --config
+//!     │                                 files (a key given twice is an error)
+//!     ├─ kind.check, get ───────────► PmcgConfig::validate, then the rules between keys
+//!     ├─ kind.render, get ──────────► PmcgConfig::summary (Verilog header, reports, stamps)
+//!     ├─ get ───────────────────────► pmcg_synth::config_json (`gen`'s JSON "config" object)
+//!     └─ every column ──────────────► markdown_key_table (README.md's generated key table)
 //! ```
 //! A key is added in one place, [`CONFIG_KEYS`]; `README.md`'s table between the
 //! `config-keys` markers is checked against it by a test (`PMCG_BLESS=1` rewrites it).
 
 use std::fmt;
 
-/// Counter widths the architecture allows (10.5.2.13 CFGR.SIZE + 1).
-pub const ALLOWED_COUNTER_BITS: [u32; 6] = [32, 36, 40, 44, 48, 64];
+/// Counter widths the architecture allows (10.5.2.13 CFGR.SIZE + 1): key `counter_bits`.
+pub const ALLOWED_COUNTER_BITS: [u64; 6] = [32, 36, 40, 44, 48, 64];
 /// Most lanes a configuration may have: each counter adds at most this much per cycle.
 pub const MAX_LANES: u32 = 8;
 /// Width of the per-lane event vector in the RTL core: one bit per StreamID-filterable event.
@@ -537,7 +538,7 @@ pub static CONFIG_KEYS: [ConfigKey; 24] = [
     },
     ConfigKey {
         key: "counter_bits",
-        kind: Kind::OneOf(&[32, 36, 40, 44, 48, 64]),
+        kind: Kind::OneOf(&ALLOWED_COUNTER_BITS),
         default: "64",
         register: "CFGR.SIZE (10.5.2.13)",
         description: "counter width in bits",
