@@ -420,7 +420,8 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
             met: Some(write_waits == 0),
         },
     ];
-    let mut md = String::new();
+    let stamp = pmcg_synth::stamp::Stamp::timing(cfg, verilator).comment_lines("");
+    let mut md = stamp.clone();
     writeln!(md, "# Counter-path timing, in cycles of PCLK\n")?;
     writeln!(
         md,
@@ -454,7 +455,9 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
         svg.file_name().and_then(|f| f.to_str()).unwrap_or("timing.svg")
     )?;
     output::write_file(out, md.as_bytes())?;
-    output::write_file(svg, picture.as_bytes())?;
+    // The stamp goes inside the root element: the file still starts with `<svg`.
+    let stamped = picture.replacen('\n', &format!("\n{stamp}"), 1);
+    output::write_file(svg, stamped.as_bytes())?;
     say!("wrote {} and {}", out.display(), svg.display());
     Ok(if all_met {
         ExitCode::SUCCESS

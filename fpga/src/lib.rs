@@ -1,4 +1,5 @@
 //! Board tops for FPGA prototypes of the PMCG (Alchitry Cu, Lattice iCE40-HX8K).
 //!
-//! Empty for now: board tops hold pins and constraints only, never PMCG logic; they arrive with
-//! the synthesis issue.
+//! No board top yet (fpga/README.md): board tops hold pins and constraints only, never PMCG
+//! logic. The synthesis flow itself is `pmcg_synth::flow`, which measures the PMCG inside a
+//! three-pin resource harness.

@@ -2992,10 +2992,21 @@ mod tests {
         (s, nosid)
     }
 
-    fn realm_cfg(extra: &[&str]) -> PmcgConfig {
-        let mut items = vec!["counters=4", "counter_bits=32", "realm=on"];
+    /// The configuration of `base` and `extra`, whose keys replace the base's (`parse_kv`
+    /// rejects a key given twice).
+    fn cfg_over(base: &[&str], extra: &[&str]) -> PmcgConfig {
+        let key = |item: &str| item.split('=').next().unwrap_or("").to_string();
+        let mut items: Vec<&str> = base
+            .iter()
+            .copied()
+            .filter(|b| extra.iter().all(|e| key(e) != key(b)))
+            .collect();
         items.extend_from_slice(extra);
         cfg(&items)
+    }
+
+    fn realm_cfg(extra: &[&str]) -> PmcgConfig {
+        cfg_over(&["counters=4", "counter_bits=32", "realm=on"], extra)
     }
 
     #[test]
@@ -3415,7 +3426,7 @@ mod tests {
     }
 
     fn mpam_cfg(extra: &[&str]) -> PmcgConfig {
-        let mut items = vec![
+        let base = [
             "counters=4",
             "counter_bits=32",
             "mpam_filter=on",
@@ -3424,8 +3435,7 @@ mod tests {
             "s_partid_max=0x8",
             "s_pmg_max=1",
         ];
-        items.extend_from_slice(extra);
-        cfg(&items)
+        cfg_over(&base, extra)
     }
 
     #[test]

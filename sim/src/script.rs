@@ -40,12 +40,10 @@
 //! | `capture_request` | A full 4-phase handshake on CAPT_REQ/CAPT_ACK (an expectation, see below). |
 //!
 //! ## `config`
-//! Keys: `counters`, `counter_bits`, `sid_bits`, `lanes`, `capture` (on\|off), `msi` (on\|off),
-//! `secure` (on\|off), `sid_filter` (per-counter\|global), `reloc_ctrs` (on\|off), `ats` (on\|off),
-//! `impdef` (comma list of event IDs), `impdef_global`, `impdef_nonattr`, `realm` (on\|off),
-//! `mpam_filter` (on\|off), `msi_mpam` (on\|off), `partid_max`, `pmg_max`, `s_partid_max`,
-//! `s_pmg_max`, and also `page1_offset`, `pa_bits`, `jep106` (`CONT:ID`) and
-//! `product` (`PART[:VARIANT[:REVISION]]`), with the values [`PmcgConfig::set`] accepts. Missing keys
+//! Keys: those of the configuration key table,
+//! [`CONFIG_KEYS`](pmcg_hdl::config::CONFIG_KEYS) in `hdl/src/config.rs` (each key's values,
+//! default, register and meaning; README.md's "Configuration keys" is generated from it), with the
+//! values [`PmcgConfig::set`] accepts. Missing keys
 //! take the defaults of [`PmcgConfig::default`]; `config` alone is the default configuration. A key
 //! given twice, an unknown key, an item without `=` or a value that fails
 //! [`PmcgConfig::validate`] is an error naming the line and the key. The caller builds the backend

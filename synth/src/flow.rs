@@ -167,7 +167,7 @@ pub fn harness_verilog(cfg: &PmcgConfig) -> (String, u64) {
     let outs: Vec<_> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
     let n_in: u32 = ins.iter().map(|p| p.width).sum();
     let n_out: u32 = outs.iter().map(|p| p.width).sum();
-    let mut v = String::new();
+    let mut v = crate::spdx_line("//");
     v.push_str("// Resource harness: three pins, every PMCG input from a shift register, every output observed.\n");
     v.push_str("module pmcg_harness(input wire PCLK, input wire SIN, output reg SOUT);\n");
     v.push_str(&format!(
