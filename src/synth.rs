@@ -13,28 +13,6 @@ use std::process::{Command, ExitCode};
 
 type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
-/// The configurations docs/resources.md reports (the default last: it may not fit).
-pub const SWEEP: [(&str, &[&str]); 7] = [
-    ("4x32", &["counters=4", "counter_bits=32"]),
-    ("16x32", &["counters=16", "counter_bits=32"]),
-    (
-        "16x32 realm",
-        &["counters=16", "counter_bits=32", "realm=on"],
-    ),
-    (
-        "16x32 realm+mpam",
-        &[
-            "counters=16",
-            "counter_bits=32",
-            "realm=on",
-            "mpam_filter=on",
-        ],
-    ),
-    ("32x32", &["counters=32", "counter_bits=32"]),
-    ("16x64", &["counters=16", "counter_bits=64"]),
-    ("default (64x64)", &[]),
-];
-
 fn print(r: &SynthReport) -> Result<(), String> {
     say!("config: {}", r.config);
     say!(
@@ -96,7 +74,7 @@ fn tool_version(tool: &str, arg: &str) -> String {
 pub fn sweep(freq: f64, work: &Path, out: &Path) -> CliResult {
     // Every output is checked before the first tool runs (the sweep takes many minutes).
     output::prepare_output(out)?;
-    let configs = SWEEP
+    let configs = pmcg_synth::flow::SWEEP
         .iter()
         .map(|(name, kv)| Ok((*name, PmcgConfig::parse_kv(kv.iter().copied())?)))
         .collect::<Result<Vec<_>, pmcg_hdl::config::ConfigError>>()?;

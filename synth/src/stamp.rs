@@ -25,9 +25,10 @@
 //!   `sim/src/{model,native,pins}.rs` (the native backend, its pin interface and the model the
 //!   waveform shows), `src/timing.rs` (the measurements and the document's text); with
 //!   `--backend verilator` also `synth/src/{lib,wrapper}.rs` and `sim/src/{vdut,verilator}.rs`.
-//! - `docs/resources.md` ([`Stamp::resources`]): `hdl/src/*.rs`, `synth/src/{lib,wrapper,flow}.rs`
-//!   (the emitted Verilog, the resource harness, the flow), `src/synth.rs` (the configurations of
-//!   the sweep and the document's text).
+//! - `docs/resources.md` ([`Stamp::resources`]): no source file, but what the tools consume,
+//!   derived from the tree: the emitted Verilog and the resource harness of every configuration of
+//!   `flow::SWEEP` (with its name and settings), the Yosys script and the nextpnr arguments. A
+//!   refactor that leaves the Verilog alone keeps the stamp; any change to the Verilog breaks it.
 //!
 //! **Tool versions** (Yosys, nextpnr-ice40) change the result of a synthesis too, but the test
 //! must not need the tools: they are recorded in the stamp line as text and not hashed, so the
@@ -46,6 +47,10 @@ pub struct Stamp {
     pub inputs: Vec<&'static str>,
     /// The command's parameters that change the result.
     pub params: String,
+    /// Inputs derived from the tree rather than read from it (name, text), hashed after the
+    /// files, and what they are (for the stamp line).
+    pub derived: Vec<(String, String)>,
+    pub derived_what: &'static str,
 }
 
 /// The workspace's root (the source tree this crate was built from).
@@ -77,6 +82,8 @@ impl Stamp {
         }
         Stamp {
             command: "cargo run --release -- timing",
+            derived: Vec::new(),
+            derived_what: "",
             inputs,
             params: format!(
                 "backend={} {}",
@@ -86,18 +93,38 @@ impl Stamp {
         }
     }
 
-    /// The stamp of `smmu-pmcg synth --sweep` (docs/resources.md) at `freq_mhz`.
+    /// The stamp of `smmu-pmcg synth --sweep` (docs/resources.md) at `freq_mhz`: exactly what the
+    /// tools consume, so a change that leaves the Verilog alone (a refactor, a comment, a moved
+    /// file) does not call for a 25-minute re-synthesis, and any change to it does: the emitted
+    /// Verilog and the resource harness of every swept configuration (`flow::SWEEP`, names and
+    /// settings), the Yosys script and the nextpnr arguments.
     pub fn resources(freq_mhz: f64) -> Self {
+        let mut derived = Vec::new();
+        for (name, settings) in crate::flow::SWEEP {
+            let text = PmcgConfig::parse_kv(settings.iter().copied())
+                .map_err(|e| e.to_string())
+                .and_then(|cfg| {
+                    let v =
+                        crate::emit_verilog(&cfg, crate::DEFAULT_TOP).map_err(|e| e.to_string())?;
+                    Ok(v + &crate::flow::harness_verilog(&cfg).0)
+                })
+                .unwrap_or_else(|e| format!("error: {e}"));
+            derived.push((format!("sweep {name} {}", settings.join(" ")), text));
+        }
+        let nextpnr = crate::flow::nextpnr_command(Path::new("."), freq_mhz);
+        let args: Vec<String> = nextpnr
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        derived.push(("yosys".into(), crate::flow::YOSYS_SCRIPT.into()));
+        derived.push(("nextpnr-ice40".into(), args.join(" ")));
         Stamp {
             command: "cargo run --release -- synth --sweep",
-            inputs: vec![
-                "hdl/src/*.rs",
-                "synth/src/lib.rs",
-                "synth/src/wrapper.rs",
-                "synth/src/flow.rs",
-                "src/synth.rs",
-            ],
+            inputs: Vec::new(),
             params: format!("freq={freq_mhz}"),
+            derived,
+            derived_what: "the emitted Verilog and resource harness of each swept configuration, \
+                           the Yosys script and the nextpnr arguments",
         }
     }
 
@@ -135,6 +162,11 @@ impl Stamp {
             sha.update(&bytes);
             sha.update(b"\n");
         }
+        for (name, text) in &self.derived {
+            sha.update(format!("derived {name} {}\n", text.len()));
+            sha.update(text.as_bytes());
+            sha.update(b"\n");
+        }
         sha.update(format!("rust-hdl {}\n", locked_version(root, "rust-hdl")?));
         sha.update(format!("params {}\n", self.params));
         Ok(sha.finalize().iter().map(|b| format!("{b:02x}")).collect())
@@ -142,6 +174,15 @@ impl Stamp {
 
     /// The first two lines of the document (HTML/XML comments, valid in Markdown and SVG): the
     /// stamp and the SPDX line. `tools` names the tool versions (recorded, not hashed).
+    /// The inputs as the stamp line names them.
+    fn what(&self) -> String {
+        let mut parts: Vec<&str> = self.inputs.clone();
+        if !self.derived.is_empty() {
+            parts.push(self.derived_what);
+        }
+        parts.join(", ")
+    }
+
     pub fn comment_lines(&self, tools: &str) -> String {
         self.comment_lines_in(&workspace_root(), tools)
     }
@@ -162,7 +203,7 @@ impl Stamp {
         };
         let mut line = format!(
             "stamp: {hash} of {}, rust-hdl {rust_hdl} (Cargo.lock) and \"{}\"{tools}",
-            self.inputs.join(", "),
+            self.what(),
             self.params
         );
         // `--` may not appear inside an XML comment (nextpnr's version string has one).
@@ -186,7 +227,7 @@ impl Stamp {
             Some(h) => Err(format!(
                 "{path} is stale: its stamp is sha256 {h}, its inputs ({}, rust-hdl, \"{}\") \
                  now hash to {now}; {regenerate}",
-                self.inputs.join(", "),
+                self.what(),
                 self.params
             )),
         }
@@ -266,6 +307,8 @@ mod tests {
             command: "make it",
             inputs: vec!["hdl/src/*.rs", "src/timing.rs"],
             params: params.into(),
+            derived: Vec::new(),
+            derived_what: "",
         }
     }
 
@@ -359,6 +402,22 @@ mod tests {
             .inputs
             .contains(&"sim/src/verilator.rs"));
         assert_eq!(Stamp::resources(100.0).params, "freq=100");
+        // The resources stamp hashes the Verilog of every swept configuration (none failed to
+        // emit), and a one-character change of any of it, or another clock, changes the hash.
+        let r = Stamp::resources(100.0);
+        assert_eq!(r.derived.len(), crate::flow::SWEEP.len() + 2);
+        assert!(r.derived.iter().all(|(_, t)| !t.starts_with("error:")));
+        assert!(r.derived[0].1.contains("module smmu_pmcg"));
+        let root0 = workspace_root();
+        let h = r.hash(&root0).unwrap();
+        let mut changed = r.clone();
+        changed.derived[3].1 = changed.derived[3].1.replacen("1'b0", "1'b1", 1);
+        assert_ne!(changed.hash(&root0).unwrap(), h, "a changed netlist");
+        assert_ne!(
+            Stamp::resources(90.0).hash(&root0).unwrap(),
+            h,
+            "another clock"
+        );
         // Every named input exists in this tree.
         let root = workspace_root();
         Stamp::resources(100.0).hash(&root).unwrap();
