@@ -47,7 +47,7 @@
 
 mod common;
 
-use common::pmcg::{all_lanes, idle_until, irq_config, span, Log, Pmcg, D, S};
+use common::pmcg::{all_lanes, idle_until, irq_churn, irq_config, span, Log, Pmcg, D, S};
 use common::{base_seed, for_each_backend, named_config};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId};
@@ -1732,61 +1732,7 @@ fn irq_ctrl_and_cr_churn_with_traffic() {
         // A target below 4 GiB, so that a low-word write of 0 turns MSIs off (ADDR = 0).
         enable(&p, d, all, CHURN_ADDR, 0x0C0C_0000);
         p.write_bits(d, RegId::CntenSet0, all);
-        let (mut en, mut cr) = (true, true);
-        let (mut en_toggles, mut cr_toggles) = (0u32, 0u32);
-        for _ in 0..6000 {
-            match rng.gen_range(0..100) {
-                0..=24 => {
-                    let v = if rng.gen_bool(0.8) { !en } else { en };
-                    en_toggles += (v != en) as u32;
-                    en = v;
-                    p.irqen(d, v);
-                }
-                25..=44 => {
-                    let v = if rng.gen_bool(0.8) { !cr } else { cr };
-                    cr_toggles += (v != cr) as u32;
-                    cr = v;
-                    if v {
-                        p.start(d);
-                    } else {
-                        p.stop(d);
-                    }
-                }
-                45..=64 => {
-                    let n = rng.gen_range(0..cfg.counters);
-                    p.set_counter(d, n, p.max() - rng.gen_range(0..12));
-                }
-                65..=69 => {
-                    let id = if rng.gen_bool(0.5) {
-                        RegId::IntenSet0
-                    } else {
-                        RegId::IntenClr0
-                    };
-                    p.write_bits(d, id, rng.gen_range(0..=all));
-                }
-                70..=73 => {
-                    p.write(d, RegId::IrqCfg1, rng.gen());
-                }
-                74..=75 => {
-                    let lo = if rng.gen_bool(0.8) {
-                        CHURN_ADDR as u32
-                    } else {
-                        0
-                    };
-                    p.write(d, RegId::IrqCfg0, lo);
-                }
-                76..=89 => {
-                    let id = [
-                        RegId::IrqCtrlAck,
-                        RegId::IrqStatus,
-                        RegId::IrqCtrl,
-                        RegId::IrqCfg1,
-                    ][rng.gen_range(0..4)];
-                    p.read(d, id);
-                }
-                _ => d.idle(rng.gen_range(1..=40)),
-            }
-        }
+        let (en_toggles, cr_toggles) = irq_churn(&p, d, &mut rng, 6000, CHURN_ADDR as u32);
         let w = p.irqen(d, false);
         let mut fell = None;
         while d.cycle < w + 400 {
