@@ -78,6 +78,10 @@ pub struct Stimulus {
     toggles: std::collections::VecDeque<(u64, u32, u32)>,
     /// Probability of starting a disable/enable sequence per cycle (per 100,000).
     pub toggle_rate: u32,
+    /// Paired high writes aimed around a carry, and IRQ_CTRL = 0 writes of disable/enable
+    /// sequences, made so far.
+    pub high_chases: u64,
+    pub irq_toggles: u64,
 }
 
 impl Stimulus {
@@ -168,6 +172,8 @@ impl Stimulus {
             capt_req: false,
             toggles: std::collections::VecDeque::new(),
             toggle_rate: 250,
+            high_chases: 0,
+            irq_toggles: 0,
         }
     }
 
@@ -355,6 +361,7 @@ impl Stimulus {
                         self.follow_read = Some(addr + 4);
                     }
                     Chase::HighWrite { addr, data, strb } => {
+                        self.high_chases += 1;
                         inp.pwrite = true;
                         inp.paddr = addr;
                         inp.pwdata = data;
@@ -371,6 +378,8 @@ impl Stimulus {
         if let Some(&(at, addr, data)) = self.toggles.front() {
             if self.now >= at {
                 self.toggles.pop_front();
+                let irq_ctrl = self.map.reg(RegId::IrqCtrl).addr;
+                self.irq_toggles += (addr == irq_ctrl && data == 0) as u64;
                 (inp.psel, inp.pwrite, inp.paddr, inp.pwdata, inp.pstrb) =
                     (true, true, addr, data, 0xF);
                 self.pending = Some(inp.clone());
@@ -533,6 +542,9 @@ pub struct LockstepStats {
     pub capt_ack_cycles: u64,
     /// AXI protocol violations of the MSI master (must be empty).
     pub msi_violations: Vec<String>,
+    /// Paired high writes aimed around a carry; IRQ_CTRL 1 -> 0 -> 1 sequences.
+    pub high_chases: u64,
+    pub irq_toggles: u64,
 }
 
 /// Steps every backend with the same `cycles` cycles of stimulus (after a reset cycle) and
@@ -593,5 +605,7 @@ pub fn lockstep(
     stats.msi_writes = msi.completed.len() as u64;
     stats.msi_errors = msi.completed.iter().filter(|w| w.resp != 0).count() as u64;
     stats.msi_violations = msi.violations;
+    stats.high_chases = stim.high_chases;
+    stats.irq_toggles = stim.irq_toggles;
     Ok(stats)
 }
