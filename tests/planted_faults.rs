@@ -52,6 +52,12 @@ fn detect(name: &str, cfg: &PmcgConfig, fault: PlantedFault, salt: u64) -> Vec<u
                     base.wrapping_add(i)
                 ),
                 Err(m) => {
+                    // Control: two correct models agree over the same stimulus.
+                    let (mut a, mut b) = (Model::new(cfg), Model::new(cfg));
+                    assert!(
+                        lockstep(cfg, seed, m.cycle + 1000, &mut [&mut a, &mut b]).is_ok(),
+                        "two correct models differed (seed {seed})"
+                    );
                     if seeds() == 1 {
                         eprintln!(
                             "{fault:?} on `{name}`: caught at cycle {} (seed {seed}, \
@@ -148,35 +154,44 @@ fn a_dropped_pending_msi_is_caught_by_the_churn_within_1e5_cycles() {
     let mut worst = 0;
     for i in 0..seeds() {
         let seed = base.wrapping_add(0xC4_0C4).wrapping_add(i);
-        let mut dut = Model::new(&cfg);
-        dut.plant_fault(PlantedFault::DropPendingMsi);
-        let mismatch = Rc::new(Cell::new(None));
-        let pair = Pair {
-            reference: Model::new(&cfg),
-            dut,
-            cycle: 0,
-            mismatch: mismatch.clone(),
+        let run = |fault: Option<PlantedFault>, limit: u64| {
+            let mut dut = Model::new(&cfg);
+            if let Some(f) = fault {
+                dut.plant_fault(f);
+            }
+            let mismatch = Rc::new(Cell::new(None));
+            let pair = Pair {
+                reference: Model::new(&cfg),
+                dut,
+                cycle: 0,
+                mismatch: mismatch.clone(),
+            };
+            let mut d: D = Driver::new(Box::new(pair), cfg.lanes as usize);
+            d.msi = MsiResponder::random(seed, 30, 100).with_slow_responses(10, 40, 100);
+            d.reset(1);
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xC0C0);
+            let all = cfg.counter_bitmap();
+            p.start(&mut d);
+            p.write_bits(&mut d, RegId::IntenSet0, all);
+            p.set_msi(&mut d, 0x3456_7890, 0x0C0C_0000, 0);
+            p.irqen(&mut d, true);
+            p.write_bits(&mut d, RegId::CntenSet0, all);
+            while d.cycle < limit && mismatch.get().is_none() {
+                irq_churn(&p, &mut d, &mut rng, 50, 0x3456_7890);
+            }
+            (mismatch.get(), d.cycle)
         };
-        let mut d: D = Driver::new(Box::new(pair), cfg.lanes as usize);
-        d.msi = MsiResponder::random(seed, 30, 100).with_slow_responses(10, 40, 100);
-        d.reset(1);
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xC0C0);
-        let all = cfg.counter_bitmap();
-        p.start(&mut d);
-        p.write_bits(&mut d, RegId::IntenSet0, all);
-        p.set_msi(&mut d, 0x3456_7890, 0x0C0C_0000, 0);
-        p.irqen(&mut d, true);
-        p.write_bits(&mut d, RegId::CntenSet0, all);
-        while d.cycle < LIMIT && mismatch.get().is_none() {
-            irq_churn(&p, &mut d, &mut rng, 50, 0x3456_7890);
-        }
-        let Some(cycle) = mismatch.get() else {
+        let (found, ran) = run(Some(PlantedFault::DropPendingMsi), LIMIT);
+        let Some(cycle) = found else {
             panic!(
-                "DropPendingMsi not caught by the churn in {} cycles (seed {seed}, PMCG_SEED={})",
-                d.cycle,
+                "DropPendingMsi not caught by the churn in {ran} cycles (seed {seed}, PMCG_SEED={})",
                 base.wrapping_add(i)
             );
         };
+        // Control: the same churn with two correct models never differs (the mismatch is the
+        // fault's, not the harness's).
+        let (control, _) = run(None, (2 * cycle).max(5000));
+        assert_eq!(control, None, "two correct models differed (seed {seed})");
         assert!(cycle < LIMIT, "caught at {cycle}");
         if seeds() == 1 {
             eprintln!(
