@@ -8,7 +8,8 @@
 //!                                                  └──► PairOracle ◄─────┘  (every cycle)
 //!   PairOracle: the contract as a state machine (counting, CR/CNTEN/INTEN/OVS/IRQ_CTRL, the
 //!   one pair register with base B, c = carries, rebase-then-count, the overflow rule, the
-//!   64-bit read snapshot); it checks irq in every cycle and every EVCNTR/OVS read.
+//!   64-bit read snapshot); it checks irq and OVF_EXPORT in every cycle and every EVCNTR/OVS
+//!   read.
 //! ```
 //! Expected values come from two independent places, both written from the contract text and
 //! never from a backend: the [`PairOracle`] applies the rule mechanically (B, H, c, rebase), and
@@ -31,8 +32,12 @@
 //!   `a_pair_to_different_counters_is_two_plain_writes`, `a_reset_between_the_halves_closes_the_pair`,
 //!   `cr_and_cnten_changes_between_the_halves`, `h_plus_c_wrapping_overflows_at_the_high_write`,
 //!   `partial_strobes_take_the_base_bytes`, `atomic_64_bit_reads_still_work`: the edges of the rule.
+//! - `an_overflow_at_the_high_write_interrupts_sends_an_msi_and_captures`: irq, OVF_EXPORT, MSI,
+//!   OVFCAP capture at the high write's edge.
 //! - `thirty_two_bit_counters_have_no_pairs`: adjacent 32-bit counters written like a writeq.
-//! - `oracle_follows_the_rule_by_hand`: the oracle itself on hand-computed cases (no backend).
+//! - `oracle_agrees_with_every_closed_form_and_catches_a_dropped_carry`: the oracle as the
+//!   backend passes every case (its mechanical rule gives each closed form), and a backend that
+//!   drops the carries between the halves fails them.
 
 mod common;
 
@@ -159,6 +164,8 @@ struct PairOracle {
     pair: Option<(u32, u64)>,
     lanes_q: Vec<LaneIn>,
     irq: bool,
+    /// OVF_EXPORT of the current cycle: the counters that overflowed at the previous edge.
+    export: u64,
     /// The immediately preceding transfer was a permitted low read of this counter; its snapshot.
     low_read: Option<(u32, u32)>,
     /// A planted fault for the self-test: the paired high write ignores the carries (c = 0).
@@ -201,6 +208,7 @@ impl PairOracle {
             pair: None,
             lanes_q: vec![LaneIn::default(); cfg.lanes as usize],
             irq: false,
+            export: 0,
             low_read: None,
             drop_carry: false,
             errors: Vec::new(),
@@ -223,6 +231,7 @@ impl PairOracle {
         self.evtyper = vec![0; n];
         (self.cnten, self.inten, self.ovs) = (0, 0, 0);
         (self.cr_e, self.irqen, self.irq) = (false, false, false);
+        self.export = 0;
         self.nsra = self.map.get(RegId::Scr).map_or(0, |r| r.reset()) as u32 & self.nsra_mask != 0;
         self.pair = None;
         self.lanes_q.iter_mut().for_each(|l| *l = LaneIn::default());
@@ -439,6 +448,7 @@ impl PairOracle {
         }
         // Same-edge precedence: an overflow beats an OVSCLR0 write.
         self.irq = ovf & self.inten != 0 && self.irqen;
+        self.export = ovf;
         self.ovs = ovs | ovf;
         (self.cnten, self.inten) = (cnten, inten);
         (self.cr_e, self.irqen, self.nsra) = (cr_e, irqen, nsra);
@@ -461,6 +471,11 @@ impl Dut for OracleDut {
         let out = PinOutputs {
             pready: true,
             irq: self.oracle.synced && self.oracle.irq,
+            ovf_export: if self.oracle.synced {
+                self.oracle.export
+            } else {
+                0
+            },
             prdata: self
                 .oracle
                 .expected_read()
@@ -1609,4 +1624,50 @@ fn oracle_agrees_with_every_closed_form_and_catches_a_dropped_carry() {
             );
         }
     }
+}
+
+/// An overflow at the paired high write does everything an overflow does (docs/behaviour.md:
+/// "Overflow at t2 ... with everything an overflow does"): on `3x44 global` (MSI and capture),
+/// counter 0 counts cycles with INTEN, IRQEN, an MSI target and EVTYPER0.OVFCAP; low word
+/// 2^32 - 2 at t1 (high part 0), high word all ones at t2 = t1 + 4: the carry at t1 + 2 makes
+/// c = 1 and H + c = 2^K, so at t2 OVS is set, irq and OVF_EXPORT pulse in cycle t2 + 1, the MSI's
+/// AWVALID rises in cycle t2 + 1, and SVR0 captures the counter's value after t2:
+/// (M - 1) + 4 mod 2^44 = 2. Nothing overflows between the halves.
+#[test]
+fn an_overflow_at_the_high_write_interrupts_sends_an_msi_and_captures() {
+    let (name, cfg) = named_config("3x44 global");
+    assert!(cfg.msi && cfg.capture && cfg.counter_bits == 44);
+    let p = common::pmcg::Pmcg::new(&name, &cfg);
+    let mask = cfg.counter_mask();
+    for_each_backend(&cfg, |d| {
+        p.set_event(d, 0, 0, true);
+        p.write_bits(d, RegId::IntenSet0, 1);
+        p.set_msi(d, 0x1234_5670, 0xCAFE_0001, 0);
+        p.irqen(d, true);
+        p.write_bits(d, RegId::CntenSet0, 1);
+        p.start(d);
+        d.idle(3);
+        let log = common::pmcg::record(d);
+        let a = p.addr(RegId::Evcntr(0));
+        d.apb_write(a, 0xFFFF_FFFE, S);
+        let t1 = d.cycle - 1;
+        d.idle(2);
+        d.apb_write(a + 4, (mask >> 32) as u32, S);
+        let t2 = d.cycle - 1;
+        assert_eq!(t2, t1 + 4);
+        d.idle(6);
+        let l = log.borrow();
+        let what = format!("config `{name}`: low at {t1}, high all ones at {t2}");
+        assert_eq!(l.irq, vec![t2 + 1], "{what}: irq");
+        assert_eq!(l.export, vec![(t2 + 1, 1)], "{what}: OVF_EXPORT");
+        assert_eq!(l.msi_starts, vec![t2 + 1], "{what}: MSI AWVALID/WVALID");
+        drop(l);
+        assert_eq!(d.msi.completed.len(), 1, "{what}: one MSI");
+        assert_eq!(p.ovs(d), 1, "{what}: OVS");
+        assert_eq!(
+            p.svr(d, 0),
+            (mask - 1).wrapping_add(t2 - t1) & mask,
+            "{what}: SVR0 captured at {t2}"
+        );
+    });
 }
