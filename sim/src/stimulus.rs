@@ -8,7 +8,10 @@
 //! Transfers aim at the registers of the configuration's register map (and at unmapped and
 //! wrong-page addresses), with values chosen to reach the corners: counters written just below a
 //! carry or an overflow, all-ones bitmaps, events that are supported, unsupported and cycles,
-//! Secure and Non-secure accesses, NSRA toggles, partial strobes.
+//! Secure and Non-secure accesses, NSRA toggles, partial strobes; split 64-bit writes whose high
+//! half lands around the carry of a low half written just below it; Linux's perf disable/enable
+//! (CR = 0, IRQ_CTRL 1 -> 0 -> 1) at random and just after predicted overflows. The MSI slave of
+//! [`lockstep`] answers a third of the writes 10-40 cycles late (MSIs outstanding and pending).
 
 use crate::axi::MsiResponder;
 use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
@@ -74,7 +77,8 @@ pub struct Stimulus {
     capt_req: bool,
     /// Linux's perf disable/enable in progress: (setup cycle, address, data) of the writes still
     /// to make (CR = 0, IRQ_CTRL = 0, ..., IRQ_CTRL = 1, CR = 1), so that IRQEN falls while MSIs
-    /// are outstanding and pending.
+    /// are outstanding and pending; after a predicted overflow they are preceded by INTENSET0,
+    /// CNTENSET0 and a near-top write of a second counter (a second overflow, an MSI pending).
     toggles: std::collections::VecDeque<(u64, u32, u32)>,
     /// Probability of starting a disable/enable sequence per cycle (per 100,000).
     pub toggle_rate: u32,
@@ -415,7 +419,8 @@ impl Stimulus {
 
     /// After a low-word counter write of 2^32-1-k (k small) in setup cycle s = now, a cycle
     /// counter carries out of its low word at edge s+2+k. 32-bit counters: schedule an OVSCLR0
-    /// write of the counter's bit whose access edge is within two edges of that wrap. Wider
+    /// write of the counter's bit whose access edge is within two edges of that wrap, and often
+    /// a perf disable/enable just after it (see `toggles`). Wider
     /// counters, half the time: schedule a low-then-high read whose low read samples before the
     /// carry and whose high read samples after it (a read samples the state of its access cycle:
     /// low setup at s+k or s+k+1 straddles; the aim spans s+k ..= s+k+2); the other half: the
@@ -463,9 +468,19 @@ impl Stimulus {
             // A second counter is written near its top too, so that a second overflow may
             // come while the first one's MSI is outstanding (and its MSI is pending).
             if self.toggles.is_empty() && self.rng.gen_bool(0.8) {
-                let other = Self::pick(&mut self.rng, &self.counter_addrs);
+                let m = self.rng.gen_range(0..self.counter_addrs.len());
                 let near = 0xFFFF_FFFF - self.rng.gen_range(0..8);
-                self.toggles.push_back((self.now, other, near));
+                // Both counters enabled with INTEN (bitmap writes are common traffic anyway).
+                let bits = 1u32 << (n % 32) | 1u32 << (m % 32);
+                if n / 32 == m / 32 {
+                    let hi = if n >= 32 { 4 } else { 0 };
+                    for id in [RegId::IntenSet0, RegId::CntenSet0] {
+                        let a = self.map.reg(id).addr + hi;
+                        self.toggles.push_back((self.now, a, bits));
+                    }
+                }
+                self.toggles
+                    .push_back((self.now, self.counter_addrs[m], near));
                 let start = self.now + 2 + k + self.rng.gen_range(0..30);
                 self.plan_toggle(start);
             }
