@@ -8,6 +8,10 @@
 //! ```
 //! Eight configurations span the corners: 1, 3, 4, 5, 7, 16 and 64 counters; widths 32, 36, 40,
 //! 44, 48 and 64; 1, 8, 16 and 32 StreamID bits; 1, 3, 4 and 8 lanes; every feature on and off.
+//! The stimulus aims split 64-bit writes at counters a few counts from a carry (the high half
+//! before, at or after it) and runs Linux's perf disable/enable (CR = 0, IRQ_CTRL 1 -> 0 -> 1)
+//! while MSIs are outstanding and pending (a third of the slave's write responses take 10-40
+//! cycles); tests/planted_faults.rs shows it catching the bugs issue 10 names.
 //! `PMCG_DIFF_CYCLES` sets the cycles per configuration (default 100,000; e.g. 1000000 for a long
 //! run); `PMCG_SEED` reproduces a run (the seed is printed either way).
 
@@ -64,6 +68,17 @@ fn run(name: &str, cfg: &PmcgConfig, salt: u64) -> LockstepStats {
                 "{name}: AXI protocol violations: {:?}",
                 stats.msi_violations
             );
+            // Split 64-bit writes aimed at carries, and Linux's disable/enable, were exercised.
+            if cycles >= 20_000 {
+                assert!(
+                    !cfg.wide_counters() || stats.high_chases > cycles / 2000,
+                    "{name}: too few paired high writes around a carry: {stats:?}"
+                );
+                assert!(
+                    stats.irq_toggles > cycles / 2000,
+                    "{name}: too few IRQ_CTRL toggles: {stats:?}"
+                );
+            }
             if cfg.capture && cycles >= 20_000 {
                 assert!(
                     stats.capt_ack_cycles > 0,

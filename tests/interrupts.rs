@@ -25,8 +25,12 @@
 //! - `overflow_with_inten_and_irqen_combinations`: pulse and MSI only with both; OVS always.
 //! - `two_counter_race_gives_a_new_pulse_and_a_new_msi`: the Linux handler's OVS race.
 //! - `irqen_clear_waits_for_the_outstanding_msi_response`: IRQ_CTRLACK 1 -> 0 at the B edge.
-//! - `overflows_while_busy_give_one_more_msi_unless_irqen_clears`: nothing lost, one more MSI.
+//! - `overflows_while_busy_give_one_more_msi_even_when_irqen_clears`: nothing lost, one more MSI.
 //! - `guarded_irq_cfg_writes_are_ignored_while_irqen_or_ack`: including the 1 -> 0 wait.
+//! - `pending_msi_survives_irq_ctrl_toggles_at_every_offset`: Linux's disable/enable (CR = 0,
+//!   IRQ_CTRL 1 -> 0 -> 1) at every offset around an outstanding and a pending MSI.
+//! - `irqen_clear_waits_for_the_pending_msi_response`: IRQ_CTRLACK falls at the pending MSI's
+//!   response edge; Guarded writes ignored until then.
 //! - `addr_zero_sends_no_msi_but_the_wired_pulse`: MSI_ON and RES0 address bits.
 //! - `error_responses_set_irq_abt_until_irqen_rises`: SLVERR and DECERR.
 //! - `msi_payload_protection_and_attributes`: AWADDR, WDATA, WSTRB, AWPROT[1], sidebands.
@@ -43,7 +47,7 @@
 
 mod common;
 
-use common::pmcg::{all_lanes, idle_until, irq_config, span, Log, Pmcg, D, S};
+use common::pmcg::{all_lanes, idle_until, irq_churn, irq_config, span, Log, Pmcg, D, S};
 use common::{base_seed, for_each_backend, named_config};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId};
@@ -141,6 +145,12 @@ struct Oracle {
     errors: Vec<String>,
     /// Edges at which an MSI was issued.
     issues: Vec<u64>,
+    /// Qualifying overflow edges with MSI_ON: each is owed an MSI issued at or after it.
+    owed: Vec<u64>,
+    /// MSIs issued at an edge with IRQEN = 0 in its cycle (owed from before the 1 -> 0 update).
+    issued_while_off: u64,
+    /// Edges at which IRQ_CTRLACK went 0 -> 1 (they clear IRQ_STATUS.IRQ_ABT).
+    ack_rises: Vec<u64>,
     /// Cycles with IRQEN = 0 and IRQ_CTRLACK.IRQEN = 1 (1 -> 0 updates waiting).
     waiting_cycles: u64,
     /// Guarded writes ignored and taken.
@@ -197,6 +207,9 @@ impl Oracle {
             prev: None,
             errors: Vec::new(),
             issues: Vec::new(),
+            owed: Vec::new(),
+            issued_while_off: 0,
+            ack_rises: Vec::new(),
             waiting_cycles: 0,
             guard_ignored: 0,
             guard_taken: 0,
@@ -283,13 +296,17 @@ impl Oracle {
         // The MSI master at edge t (state of cycle t).
         let msi_on = self.msi && self.addr != 0;
         let cand = self.pending || (qual && msi_on);
-        let issue = cand && self.en && !self.busy;
+        if qual && msi_on {
+            self.owed.push(t);
+        }
+        // Issued whatever EN is: a pending MSI is never dropped (only a reset clears it).
+        let issue = cand && !self.busy;
         let b_done = self.bready() && i.bvalid;
         let abt_set = b_done && (i.bresp == RESP_SLVERR || i.bresp == RESP_DECERR);
         let busy_n = issue || (self.busy && !b_done);
         let aw_n = issue || (self.awvalid && !i.awready);
         let w_n = issue || (self.wvalid && !i.wready);
-        let pending_n = !issue && cand && self.en;
+        let pending_n = !issue && cand;
         if issue {
             self.payload = Payload {
                 addr: self.addr,
@@ -299,6 +316,7 @@ impl Oracle {
                 sh: (self.cfg2 >> 4 & 3) as u8,
             };
             self.issues.push(t);
+            self.issued_while_off += !self.en as u64;
         }
         // An APB write performed at edge t (its access cycle is t).
         let mut en_n = self.en;
@@ -340,10 +358,12 @@ impl Oracle {
                 }
             }
         }
-        let ack_n = en_n || (self.ack && busy_n);
+        // ACK waits for the outstanding and the pending MSI (every MSI owed before the update).
+        let ack_n = en_n || (self.ack && (busy_n || pending_n));
         let mut abt_n = self.abt || abt_set;
         if ack_n && !self.ack {
             abt_n = false; // cleared at the edge where ACK goes 0 -> 1
+            self.ack_rises.push(t);
         }
         (self.en, self.ack, self.abt) = (en_n, ack_n, abt_n);
         (self.busy, self.pending, self.awvalid, self.wvalid) = (busy_n, pending_n, aw_n, w_n);
@@ -769,10 +789,11 @@ fn irqen_clear_waits_for_the_outstanding_msi_response() {
 /// Overflows while an MSI is outstanding (B = 60). Part A: two more qualifying overflows before
 /// the response (accepted at c1) give exactly one more MSI, issued at edge c1+1 (AWVALID in
 /// c1+2). Part B: an overflow at the very edge c that accepts the response is not lost either
-/// (AWVALID in c+2). Part C: a pending MSI is dropped when IRQEN is cleared before it is issued:
-/// only the outstanding one completes, nothing follows even after IRQEN is set again.
+/// (AWVALID in c+2). Part C: a pending MSI is never dropped: IRQEN cleared before it is issued,
+/// it is still issued at the edge after the outstanding one's response (AWVALID in c6+2) and
+/// IRQ_CTRLACK stays 1 until its own response (docs/behaviour.md "MSI write master": Pending).
 #[test]
-fn overflows_while_busy_give_one_more_msi_unless_irqen_clears() {
+fn overflows_while_busy_give_one_more_msi_even_when_irqen_clears() {
     const B: u64 = 60;
     for (name, cfg) in msi_configs() {
         let p = Pmcg::new(&name, &cfg);
@@ -813,27 +834,35 @@ fn overflows_while_busy_give_one_more_msi_unless_irqen_clears() {
                 (ADDR, 0x600D_0001, PROT_NS, RESP_OKAY),
                 "an overflow at the response edge",
             );
-            // Part C.
+            // Part C: the pending MSI of o7 is issued at the response edge c6 + 1 although
+            // IRQEN is 0 by then, and IRQ_CTRLACK stays 1 until its response (edge c7).
             let o6 = p.arm_overflow(d, 0b001, 3);
             let c6 = o6 + 2 + B;
             let o7 = p.arm_overflow(d, 0b010, 3);
             idle_until(d, o7 + 2);
             let w = p.irqen(d, false);
             assert!(o7 < w && w + 5 < c6);
-            idle_until(d, c6 + 2 * B);
+            let c7 = c6 + 2 + 1 + B;
+            idle_until(d, c7 - 1);
+            assert_eq!(
+                p.ack(d),
+                1,
+                "config `{name}`: IRQEN 1 -> 0 at {w} waits for the pending MSI's response at {c7}"
+            );
+            idle_until(d, c7 + 1);
             assert_eq!(
                 p.ack(d),
                 0,
-                "config `{name}`: ACK fell at the response edge"
+                "config `{name}`: ACK fell at the pending MSI's response edge {c7}"
             );
             p.irqen(d, true);
             d.idle(2 * B);
             check_msis(
                 &p,
                 &d.msi.completed[4..],
-                &[(o6 + 1, c6)],
+                &[(o6 + 1, c6), (c6 + 2, c7)],
                 (ADDR, 0x600D_0001, PROT_NS, RESP_OKAY),
-                "the pending MSI is dropped by IRQEN = 0",
+                "the pending MSI is sent although IRQEN = 0",
             );
             assert_eq!(
                 Log::within(&probe.irq(), o6, d.cycle),
@@ -1053,6 +1082,245 @@ fn error_responses_set_irq_abt_until_irqen_rises() {
     }
 }
 
+/// The MSIs the contract gives for qualifying overflow edges `quals` (ascending) with a slave
+/// whose AWREADY and WREADY are high and whose BVALID comes `b` cycles after both are accepted:
+/// (first AWVALID cycle, response edge). An MSI issued at edge i has AWVALID from i+1 and its
+/// response at i+2+b; an overflow at an edge where one is outstanding (BUSY in its cycle) is
+/// pending and issued at the edge after that response, unless an MSI issued at or after it
+/// already covers it.
+fn expected_msis(quals: &[u64], b: u64) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for &q in quals {
+        match out.last().copied() {
+            Some((f, _)) if q < f => {} // the last MSI was issued at edge f - 1 >= q
+            Some((_, c)) if c >= q => out.push((c + 2, c + 3 + b)),
+            _ => out.push((q + 1, q + 2 + b)),
+        }
+    }
+    out
+}
+
+/// Asserts that every qualifying overflow edge with MSI_ON the oracle saw is followed by an MSI
+/// whose AWVALID first rises after it (as the slave recorded it): at q+1 when no MSI is in
+/// flight at edge q, else two cycles after the in-flight one's response edge. No "while IRQEN
+/// stays 1" condition: a pending MSI is never dropped. Returns how many edges were owed.
+fn assert_every_owed_msi_sent(probe: &Probe, msis: &[MsiWrite], what: &str) -> usize {
+    let owed = probe.oracle.borrow().owed.clone();
+    for &q in &owed {
+        let next = msis
+            .iter()
+            .find(|m| m.first_valid > q)
+            .unwrap_or_else(|| panic!("{what}: no MSI after the qualifying overflow edge {q}"));
+        let in_flight = msis
+            .iter()
+            .rev()
+            .find(|m| m.first_valid <= q)
+            .filter(|m| m.completed >= q);
+        let due = match in_flight {
+            Some(m) => m.completed + 2,
+            None => q + 1,
+        };
+        assert_eq!(
+            next.first_valid, due,
+            "{what}: the MSI after the qualifying edge {q} (in flight then: {in_flight:?})"
+        );
+    }
+    owed.len()
+}
+
+/// Linux's perf disable/enable around two overflows (issue 10 part 1b), IRQ_CTRL 1 -> 0 -> 1 at
+/// every offset. A slow completer (BVALID B = 12 cycles after AW and W). Counter 0 overflows at
+/// o0 (its MSI outstanding until c0 = o0 + 2 + B), counter 1 at o1 = o0 + 5 (INTEN, IRQEN: its
+/// MSI pending). IRQ_CTRL = 0 at edge w0 for every w0 from o0 - 4 to past the second MSI's
+/// response, IRQ_CTRL = 1 at w1 = w0 + 2 (back to back) or w0 + 8 (with a Guarded IRQ_CFG1
+/// write, an IRQ_CFG1 read and an IRQ_CTRLACK read between); with and without CR = 0 just
+/// before (edge w0 - 2; CR.E = 1 again after w1). Expected: an overflow qualifies iff IRQEN is 1
+/// in its cycle (a counter stopped by CR = 0 overflows later by the stopped edges); every
+/// qualifying overflow gets an MSI issued after it ([`expected_msis`], exact cycles), whatever
+/// IRQEN is when it is issued; IRQ_CTRLACK reads 1 while an owed MSI has not completed and the
+/// Guarded write is ignored then (the oracle checks every read, AWVALID/WVALID/BREADY in every
+/// cycle and the payload: the old IRQ_CFG1).
+#[test]
+fn pending_msi_survives_irq_ctrl_toggles_at_every_offset() {
+    const B: u64 = 12;
+    let (name, cfg) = irq_config();
+    let p = Pmcg::new(&name, &cfg);
+    for_each_backend(&cfg, |d| {
+        let mut waited = 0;
+        let mut guarded_ignored = 0;
+        for cr_first in [false, true] {
+            for gap in [0u64, 6] {
+                for dw in 0..(2 * B + 14) {
+                    let probe = attach(&p, d, MsiResponder::fixed(0, 0, B as u32, RESP_OKAY));
+                    enable(&p, d, 0b11, ADDR, 0xD15A_0001);
+                    let o0 = d.cycle + 24;
+                    let o1 = o0 + 5;
+                    p.arm_overflow_at(d, 0b10, o1);
+                    p.arm_overflow_at(d, 0b01, o0);
+                    let w0 = o0 - 4 + dw;
+                    let e_cr = w0 - 2;
+                    if cr_first {
+                        idle_until(d, e_cr - 1);
+                        assert_eq!(p.stop(d), e_cr);
+                    }
+                    idle_until(d, w0 - 1);
+                    assert_eq!(p.irqen(d, false), w0);
+                    if gap > 0 {
+                        p.write(d, RegId::IrqCfg1, 0xBAD0_0000);
+                        p.read(d, RegId::IrqCfg1);
+                        p.ack(d);
+                    }
+                    let w1 = p.irqen(d, true);
+                    assert_eq!(w1, w0 + 2 + gap);
+                    let e_on = if cr_first { Some(p.start(d)) } else { None };
+                    let end = o1 + 4 * B + 40;
+                    idle_until(d, end);
+                    // The overflow edges (a stopped counter overflows later) and which qualify.
+                    let shift = |o: u64| match e_on {
+                        Some(on) if e_cr < o => o + (on - e_cr),
+                        _ => o,
+                    };
+                    let en_at = |o: u64| !(w0 < o && o <= w1);
+                    let mut quals: Vec<u64> = [shift(o0), shift(o1)]
+                        .into_iter()
+                        .filter(|&o| en_at(o))
+                        .collect();
+                    quals.sort();
+                    let what = format!(
+                        "config `{name}`, CR = 0 first: {cr_first}, IRQ_CTRL 1 -> 0 at edge {w0}, \
+                         0 -> 1 at {w1}; overflows at {o0} and {o1}"
+                    );
+                    assert_eq!(
+                        probe.irq().iter().map(|c| c - 1).collect::<Vec<_>>(),
+                        quals,
+                        "{what}: qualifying overflow edges (irq pulses)"
+                    );
+                    let msis = expected_msis(&quals, B);
+                    // An MSI is owed after edge t from its overflow's edge to its response.
+                    let owed_after = |t: u64| {
+                        quals.iter().any(|&q| {
+                            let m = msis.iter().find(|m| m.0 > q).unwrap();
+                            q <= t && t < m.1
+                        })
+                    };
+                    // The Guarded write at edge g = w0 + 2 takes iff IRQ_CTRLACK is 0 in its
+                    // cycle: nothing owed after some edge of w0 ..= g - 1 (IRQEN is 0 there).
+                    let g = w0 + 2;
+                    let took = gap > 0 && !(w0..g).all(owed_after);
+                    let times: Vec<(u64, u64)> = d
+                        .msi
+                        .completed
+                        .iter()
+                        .map(|m| (m.first_valid, m.completed))
+                        .collect();
+                    assert_eq!(
+                        times, msis,
+                        "{what}: MSIs (first AWVALID cycle, response edge)"
+                    );
+                    for m in &d.msi.completed {
+                        let data = if took && m.first_valid - 1 > g {
+                            0xBAD0_0000
+                        } else {
+                            0xD15A_0001
+                        };
+                        assert_eq!(
+                            (m.addr, m.data, m.prot, m.resp),
+                            (ADDR, data, PROT_NS, RESP_OKAY),
+                            "{what}: the MSI of {m:?} (Guarded write taken: {took})"
+                        );
+                    }
+                    assert_eq!(
+                        assert_every_owed_msi_sent(&probe, &d.msi.completed, &what),
+                        quals.len()
+                    );
+                    probe.check(&p, d, &what);
+                    let o = probe.oracle.borrow();
+                    waited += o.waiting_cycles;
+                    guarded_ignored += o.guard_ignored;
+                }
+            }
+        }
+        assert!(
+            waited > 500 && guarded_ignored > 20,
+            "the 1 -> 0 waits ({waited} cycles) and Guarded writes ({guarded_ignored} ignored) \
+             were exercised"
+        );
+    });
+}
+
+/// IRQ_CTRLACK waits for the pending MSI too, at the exact edge. Slow completer (B = 30).
+/// Counter 0 overflows at o0 (MSI outstanding until c0 = o0 + 2 + B), counter 1 at o1 (pending),
+/// then (optionally CR = 0 first) IRQ_CTRL = 0 at w (o1 < w < c0): IRQ_CTRL reads 0 at once,
+/// IRQ_CTRLACK 1; a Guarded IRQ_CFG1 write is ignored; the pending MSI is issued at c0 + 1
+/// (AWVALID from c0 + 2) with the old payload and its response is accepted at c1 = c0 + 3 + B;
+/// IRQ_CTRLACK is 1 for a read set up in c1 - 1 (round 0) or c1 - 2 (round 1) and 0 for one set
+/// up in c1 + 1 (round 0) or c1 (round 1): it falls exactly at edge c1. Afterwards the Guarded
+/// write takes.
+#[test]
+fn irqen_clear_waits_for_the_pending_msi_response() {
+    const B: u64 = 30;
+    for (name, cfg) in msi_configs() {
+        let p = Pmcg::new(&name, &cfg);
+        for_each_backend(&cfg, |d| {
+            for (cr_first, round) in [(false, 0u64), (false, 1), (true, 0), (true, 1)] {
+                let probe = attach(&p, d, MsiResponder::fixed(0, 0, B as u32, RESP_OKAY));
+                enable(&p, d, 0b11, ADDR, 0x0DD5_0001);
+                let o0 = p.arm_overflow(d, 0b01, 3);
+                let o1 = p.arm_overflow(d, 0b10, 3);
+                let c0 = o0 + 2 + B;
+                let c1 = c0 + 3 + B;
+                idle_until(d, o1 + 1);
+                if cr_first {
+                    p.stop(d);
+                }
+                let w = p.irqen(d, false);
+                assert!(o1 < w && w + 12 < c0, "IRQEN cleared while both are owed");
+                let what = format!(
+                    "config `{name}`, CR = 0 first: {cr_first}: overflows at {o0} and {o1}, \
+                     IRQEN 1 -> 0 at {w}, responses at {c0} and {c1}"
+                );
+                assert_eq!(p.read(d, RegId::IrqCtrl), 0, "{what}: IRQ_CTRL");
+                assert_eq!(p.ack(d), 1, "{what}: IRQ_CTRLACK waits");
+                p.write(d, RegId::IrqCfg1, 0x5EE5_0000);
+                assert_eq!(
+                    p.read(d, RegId::IrqCfg1),
+                    0x0DD5_0001,
+                    "{what}: Guarded write ignored while ACK = 1"
+                );
+                idle_until(d, c0 + 5);
+                assert_eq!(p.ack(d), 1, "{what}: still waiting for the pending MSI");
+                let (before, after) = if round == 0 {
+                    (c1 - 1, c1 + 1)
+                } else {
+                    (c1 - 2, c1)
+                };
+                idle_until(d, before);
+                assert_eq!(p.ack(d), 1, "{what}: IRQ_CTRLACK read set up in {before}");
+                idle_until(d, after);
+                assert_eq!(p.ack(d), 0, "{what}: IRQ_CTRLACK read set up in {after}");
+                check_msis(
+                    &p,
+                    &d.msi.completed,
+                    &[(o0 + 1, c0), (c0 + 2, c1)],
+                    (ADDR, 0x0DD5_0001, PROT_NS, RESP_OKAY),
+                    &what,
+                );
+                p.write(d, RegId::IrqCfg1, 0x5EE5_0000);
+                assert_eq!(
+                    p.read(d, RegId::IrqCfg1),
+                    0x5EE5_0000,
+                    "{what}: Guarded write takes once ACK = 0"
+                );
+                assert_eq!(
+                    assert_every_owed_msi_sent(&probe, &d.msi.completed, &what),
+                    2
+                );
+                probe.check(&p, d, &what);
+            }
+        });
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. Payload, latency, ordering
 // ---------------------------------------------------------------------------------------------
@@ -1234,12 +1502,14 @@ fn overflow_to_irq_and_msi_latency_and_read_ordering() {
 
 /// A slave with random AW, W and B delays (70% 0-3 cycles, 30% up to 10,000) and 10% error
 /// responses, while counters overflow at random (counters count cycles and are written near
-/// their maximum; INTEN changes; IRQEN stays 1). About 150,000 cycles of traffic, then the
+/// their maximum; INTEN changes; IRQ_CTRL goes 1 -> 0 -> 1 now and then, as Linux's perf
+/// disable/enable does). About 150,000 cycles of traffic, then the
 /// counters stop and the MSIs drain. Every cycle is checked by the oracle; the slave sees no
 /// protocol violation; nothing hangs; and every qualifying overflow edge q (irq in q+1) is
 /// followed by an MSI whose AWVALID first rises after it: in cycle q+1 when no MSI is in flight
 /// at edge q, else two cycles after the in-flight one's response edge. Every MSI follows a
-/// qualifying edge after the previous MSI's issue. IRQ_ABT ends set iff an error came.
+/// qualifying edge after the previous MSI's issue. IRQ_ABT ends set iff an error response came
+/// after the last IRQ_CTRLACK 0 -> 1 edge.
 #[test]
 fn random_backpressure_every_qualifying_overflow_gets_an_msi() {
     let (name, cfg) = irq_config();
@@ -1265,8 +1535,14 @@ fn random_backpressure_every_qualifying_overflow_gets_an_msi() {
                 65..=69 => {
                     p.write_bits(d, RegId::IntenClr0, rng.gen_range(0..=all));
                 }
-                70..=74 => {
+                70..=72 => {
                     p.write_bits(d, RegId::OvsClr0, all);
+                }
+                73..=74 => {
+                    // Linux's perf disable/enable: IRQ_CTRL 1 -> 0 -> 1.
+                    p.irqen(d, false);
+                    d.idle(rng.gen_range(0..20));
+                    p.irqen(d, true);
                 }
                 75..=84 => {
                     p.ack(d);
@@ -1352,7 +1628,11 @@ fn random_backpressure_every_qualifying_overflow_gets_an_msi() {
             assert_eq!((m.addr, m.data, m.strb), (ADDR, 0xB0B0_0000, 0xF), "{what}");
             prev_issue = Some(issue);
         }
-        let errors = msis.iter().any(|m| m.resp != RESP_OKAY);
+        // IRQ_ABT: an error response after the last IRQ_CTRLACK 0 -> 1 edge (which clears it).
+        let last_rise = probe.oracle.borrow().ack_rises.last().copied().unwrap_or(0);
+        let errors = msis
+            .iter()
+            .any(|m| m.resp != RESP_OKAY && m.completed > last_rise);
         assert_eq!(p.irq_abt(d), errors as u32, "{what}: IRQ_ABT after the run");
         eprintln!(
             "  backend {}: {} cycles, {} qualifying edges, {} MSIs, longest {} cycles",
@@ -1431,10 +1711,12 @@ fn reset_in_the_middle_of_an_msi() {
 
 /// Thousands of IRQ_CTRL and CR toggles with traffic: counters count cycles and are written near
 /// their maximum, INTEN changes, Guarded IRQ_CFG0/IRQ_CFG1 writes (ADDR sometimes 0), reads of
-/// IRQ_CTRLACK, IRQ_STATUS, IRQ_CTRL and IRQ_CFG1, and a slave with random delays up to 30
-/// cycles and 10% errors. The oracle checks every cycle and every read exactly (ACK consistent
-/// with IRQEN and the outstanding MSI); no protocol violation; at the end IRQEN = 0 and
-/// IRQ_CTRLACK falls within the slave's worst case (no hang).
+/// IRQ_CTRLACK, IRQ_STATUS, IRQ_CTRL and IRQ_CFG1, and a slow completer (AW/W delays up to 30
+/// cycles, every write response 10-40 cycles, 10% errors). The oracle checks every cycle and
+/// every read exactly (ACK consistent with IRQEN and the outstanding and pending MSI); every
+/// qualifying overflow edge with MSI_ON is followed by an MSI issued after it at the exact
+/// cycle, whatever IRQEN did meanwhile (some are issued with IRQEN = 0); no protocol violation;
+/// at the end IRQEN = 0 and IRQ_CTRLACK falls within the slave's worst case (no hang).
 #[test]
 fn irq_ctrl_and_cr_churn_with_traffic() {
     let (name, cfg) = irq_config();
@@ -1442,67 +1724,15 @@ fn irq_ctrl_and_cr_churn_with_traffic() {
     let (base, seed) = seed(0xC4_0C4);
     eprintln!("{name}: IRQ_CTRL/CR churn, seed {seed} (reproduce with PMCG_SEED={base})");
     for_each_backend(&cfg, |d| {
-        let probe = attach(&p, d, MsiResponder::random(seed, 30, 100));
+        // A slow completer: every write response 10-40 cycles after AW and W.
+        let slave = MsiResponder::random(seed, 30, 100).with_slow_responses(10, 40, 100);
+        let probe = attach(&p, d, slave);
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xC0C0);
         let all = cfg.counter_bitmap();
         // A target below 4 GiB, so that a low-word write of 0 turns MSIs off (ADDR = 0).
         enable(&p, d, all, CHURN_ADDR, 0x0C0C_0000);
         p.write_bits(d, RegId::CntenSet0, all);
-        let (mut en, mut cr) = (true, true);
-        let (mut en_toggles, mut cr_toggles) = (0u32, 0u32);
-        for _ in 0..6000 {
-            match rng.gen_range(0..100) {
-                0..=24 => {
-                    let v = if rng.gen_bool(0.8) { !en } else { en };
-                    en_toggles += (v != en) as u32;
-                    en = v;
-                    p.irqen(d, v);
-                }
-                25..=44 => {
-                    let v = if rng.gen_bool(0.8) { !cr } else { cr };
-                    cr_toggles += (v != cr) as u32;
-                    cr = v;
-                    if v {
-                        p.start(d);
-                    } else {
-                        p.stop(d);
-                    }
-                }
-                45..=64 => {
-                    let n = rng.gen_range(0..cfg.counters);
-                    p.set_counter(d, n, p.max() - rng.gen_range(0..12));
-                }
-                65..=69 => {
-                    let id = if rng.gen_bool(0.5) {
-                        RegId::IntenSet0
-                    } else {
-                        RegId::IntenClr0
-                    };
-                    p.write_bits(d, id, rng.gen_range(0..=all));
-                }
-                70..=73 => {
-                    p.write(d, RegId::IrqCfg1, rng.gen());
-                }
-                74..=75 => {
-                    let lo = if rng.gen_bool(0.8) {
-                        CHURN_ADDR as u32
-                    } else {
-                        0
-                    };
-                    p.write(d, RegId::IrqCfg0, lo);
-                }
-                76..=89 => {
-                    let id = [
-                        RegId::IrqCtrlAck,
-                        RegId::IrqStatus,
-                        RegId::IrqCtrl,
-                        RegId::IrqCfg1,
-                    ][rng.gen_range(0..4)];
-                    p.read(d, id);
-                }
-                _ => d.idle(rng.gen_range(1..=40)),
-            }
-        }
+        let (en_toggles, cr_toggles) = irq_churn(&p, d, &mut rng, 6000, CHURN_ADDR as u32);
         let w = p.irqen(d, false);
         let mut fell = None;
         while d.cycle < w + 400 {
@@ -1525,8 +1755,14 @@ fn irq_ctrl_and_cr_churn_with_traffic() {
             "{what}: no MSI after the 1 -> 0 update"
         );
         probe.check(&p, d, &what);
+        let owed = assert_every_owed_msi_sent(&probe, &d.msi.completed, &what);
         let o = probe.oracle.borrow();
         assert!(en_toggles >= 1000 && cr_toggles >= 800, "{what}: toggles");
+        assert!(
+            owed >= 50 && o.issued_while_off >= 5,
+            "{what}: {owed} owed MSIs, {} issued after IRQEN went 0",
+            o.issued_while_off
+        );
         assert!(
             d.msi.completed.len() >= 20,
             "{what}: {} MSIs",
@@ -1551,11 +1787,12 @@ fn irq_ctrl_and_cr_churn_with_traffic() {
             o.reads_checked
         );
         eprintln!(
-            "  backend {}: {} cycles, {en_toggles} IRQEN and {cr_toggles} CR.E toggles, {} MSIs, \
-             {} pulses, {} cycles waiting for ACK",
+            "  backend {}: {} cycles, {en_toggles} IRQEN and {cr_toggles} CR.E toggles, {} MSIs \
+             ({} issued with IRQEN = 0), {} pulses, {} cycles waiting for ACK",
             d.dut.name(),
             d.cycle,
             d.msi.completed.len(),
+            o.issued_while_off,
             probe.irq().len(),
             o.waiting_cycles
         );

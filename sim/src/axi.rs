@@ -50,6 +50,8 @@ struct RandomDelays {
     max: u32,
     /// Per mille of responses that are SLVERR or DECERR.
     error_rate: u32,
+    /// Slow completers: this percentage of transactions take their B delay from the range.
+    slow_b: Option<(u32, u32, u32)>,
 }
 
 pub struct MsiResponder {
@@ -128,11 +130,24 @@ impl MsiResponder {
                 rng: ChaCha8Rng::seed_from_u64(seed),
                 max,
                 error_rate,
+                slow_b: None,
             }),
             ..Default::default()
         };
         r.draw();
         r
+    }
+
+    /// Random mode with slow write responses: `percent` % of transactions (from the next one
+    /// drawn on) wait `lo..=hi` cycles before BVALID (a completer that is slow to make the write
+    /// visible), the others as [`MsiResponder::random`] draws them.
+    pub fn with_slow_responses(mut self, lo: u32, hi: u32, percent: u32) -> Self {
+        assert!(lo <= hi && percent <= 100);
+        if let Some(r) = self.random.as_mut() {
+            r.slow_b = Some((lo, hi, percent));
+        }
+        self.draw();
+        self
     }
 
     /// New delays and response for the next transaction (random mode only).
@@ -149,6 +164,11 @@ impl MsiResponder {
             self.aw_delay = d();
             self.w_delay = d();
             self.b_delay = d();
+            if let Some((lo, hi, percent)) = r.slow_b {
+                if r.rng.gen_range(0..100) < percent {
+                    self.b_delay = r.rng.gen_range(lo..=hi);
+                }
+            }
             self.resp = if r.rng.gen_range(0..1000) < r.error_rate {
                 if r.rng.gen_bool(0.5) {
                     RESP_SLVERR

@@ -8,7 +8,10 @@
 //! Transfers aim at the registers of the configuration's register map (and at unmapped and
 //! wrong-page addresses), with values chosen to reach the corners: counters written just below a
 //! carry or an overflow, all-ones bitmaps, events that are supported, unsupported and cycles,
-//! Secure and Non-secure accesses, NSRA toggles, partial strobes.
+//! Secure and Non-secure accesses, NSRA toggles, partial strobes; split 64-bit writes whose high
+//! half lands around the carry of a low half written just below it; Linux's perf disable/enable
+//! (CR = 0, IRQ_CTRL 1 -> 0 -> 1) at random and just after predicted overflows. The MSI slave of
+//! [`lockstep`] answers a third of the writes 10-40 cycles late (MSIs outstanding and pending).
 
 use crate::axi::MsiResponder;
 use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
@@ -24,6 +27,10 @@ enum Chase {
     Clear { addr: u32, data: u32 },
     /// Read the low word at `addr`, then the high word, straddling the carry.
     ReadPair { addr: u32 },
+    /// The high half of a split 64-bit write whose low half was just written near a carry: the
+    /// paired high write lands before, at or after the carry (docs/behaviour.md "Split 64-bit
+    /// counter writes").
+    HighWrite { addr: u32, data: u32, strb: u8 },
 }
 
 /// PARTIDs and PMGs lanes carry and SMRs filter on: around the default MPAMIDR limits
@@ -68,6 +75,17 @@ pub struct Stimulus {
     follow_read: Option<u32>,
     /// The level on the external capture request.
     capt_req: bool,
+    /// Linux's perf disable/enable in progress: (setup cycle, address, data) of the writes still
+    /// to make (CR = 0, IRQ_CTRL = 0, ..., IRQ_CTRL = 1, CR = 1), so that IRQEN falls while MSIs
+    /// are outstanding and pending; after a predicted overflow they are preceded by INTENSET0,
+    /// CNTENSET0 and a near-top write of a second counter (a second overflow, an MSI pending).
+    toggles: std::collections::VecDeque<(u64, u32, u32)>,
+    /// Probability of starting a disable/enable sequence per cycle (per 100,000).
+    pub toggle_rate: u32,
+    /// Paired high writes aimed around a carry, and IRQ_CTRL = 0 writes of disable/enable
+    /// sequences, made so far.
+    pub high_chases: u64,
+    pub irq_toggles: u64,
 }
 
 impl Stimulus {
@@ -156,6 +174,10 @@ impl Stimulus {
             chase: None,
             follow_read: None,
             capt_req: false,
+            toggles: std::collections::VecDeque::new(),
+            toggle_rate: 250,
+            high_chases: 0,
+            irq_toggles: 0,
         }
     }
 
@@ -342,7 +364,28 @@ impl Stimulus {
                         inp.paddr = addr;
                         self.follow_read = Some(addr + 4);
                     }
+                    Chase::HighWrite { addr, data, strb } => {
+                        self.high_chases += 1;
+                        inp.pwrite = true;
+                        inp.paddr = addr;
+                        inp.pwdata = data;
+                        inp.pstrb = strb;
+                    }
                 }
+                self.pending = Some(inp.clone());
+                return inp;
+            }
+        }
+        if self.toggles.is_empty() && self.rng.gen_range(0..100_000) < self.toggle_rate {
+            self.plan_toggle(self.now);
+        }
+        if let Some(&(at, addr, data)) = self.toggles.front() {
+            if self.now >= at {
+                self.toggles.pop_front();
+                let irq_ctrl = self.map.reg(RegId::IrqCtrl).addr;
+                self.irq_toggles += (addr == irq_ctrl && data == 0) as u64;
+                (inp.psel, inp.pwrite, inp.paddr, inp.pwdata, inp.pstrb) =
+                    (true, true, addr, data, 0xF);
                 self.pending = Some(inp.clone());
                 return inp;
             }
@@ -376,10 +419,12 @@ impl Stimulus {
 
     /// After a low-word counter write of 2^32-1-k (k small) in setup cycle s = now, a cycle
     /// counter carries out of its low word at edge s+2+k. 32-bit counters: schedule an OVSCLR0
-    /// write of the counter's bit whose access edge is within two edges of that wrap. Wider
-    /// counters: schedule a low-then-high read whose low read samples before the carry and whose
-    /// high read samples after it (a read samples the state of its access cycle: low setup at
-    /// s+k or s+k+1 straddles; the aim spans s+k ..= s+k+2).
+    /// write of the counter's bit whose access edge is within two edges of that wrap, and often
+    /// a perf disable/enable just after it (see `toggles`). Wider
+    /// counters, half the time: schedule a low-then-high read whose low read samples before the
+    /// carry and whose high read samples after it (a read samples the state of its access cycle:
+    /// low setup at s+k or s+k+1 straddles; the aim spans s+k ..= s+k+2); the other half: the
+    /// paired high-word write, around the carry (other transfers may come between).
     fn aim_chase(&mut self, addr: u32, data: u32) {
         let Some(n) = self.counter_addrs.iter().position(|&a| a == addr) else {
             return;
@@ -388,20 +433,86 @@ impl Stimulus {
             return;
         }
         let k = (0xFFFF_FFFF - data) as u64;
-        let (at, chase) = if self.cfg.wide_counters() {
+        let (at, chase) = if self.cfg.wide_counters() && self.rng.gen_bool(0.5) {
             (
                 self.now + k + self.rng.gen_range(0..3),
                 Chase::ReadPair { addr },
             )
+        } else if self.cfg.wide_counters() {
+            // The high half of the split write: its access edge s+k+1+r is before (r = 0), at
+            // (r = 1) or after the carry at s+k+2 of a cycle counter (lane counters carry later
+            // or not at all); all-ones high words make H + c wrap.
+            let data = match self.rng.gen_range(0..4) {
+                0 => 0xFFFF_FFFF,
+                1 => 0,
+                _ => self.rng.gen(),
+            };
+            let strb = if self.rng.gen_bool(0.85) {
+                0xF
+            } else {
+                self.rng.gen_range(0..16)
+            };
+            (
+                self.now + k + self.rng.gen_range(0..7),
+                Chase::HighWrite {
+                    addr: addr + 4,
+                    data,
+                    strb,
+                },
+            )
         } else {
             let clr = self.map.reg(RegId::OvsClr0).addr + if n >= 32 { 4 } else { 0 };
             let data = 1 << (n % 32);
+            // A perf disable/enable soon after the predicted overflow, while its MSI (if it
+            // qualifies) may be outstanding and another one pending.
+            // A second counter is written near its top too, so that a second overflow may
+            // come while the first one's MSI is outstanding (and its MSI is pending).
+            if self.toggles.is_empty() && self.rng.gen_bool(0.8) {
+                let m = self.rng.gen_range(0..self.counter_addrs.len());
+                let near = 0xFFFF_FFFF - self.rng.gen_range(0..8);
+                // Both counters enabled with INTEN (bitmap writes are common traffic anyway).
+                let bits = 1u32 << (n % 32) | 1u32 << (m % 32);
+                if n / 32 == m / 32 {
+                    let hi = if n >= 32 { 4 } else { 0 };
+                    for id in [RegId::IntenSet0, RegId::CntenSet0] {
+                        let a = self.map.reg(id).addr + hi;
+                        self.toggles.push_back((self.now, a, bits));
+                    }
+                }
+                self.toggles
+                    .push_back((self.now, self.counter_addrs[m], near));
+                let start = self.now + 2 + k + self.rng.gen_range(0..30);
+                self.plan_toggle(start);
+            }
             (
                 self.now + 1 + k + self.rng.gen_range(0..5) - 2,
                 Chase::Clear { addr: clr, data },
             )
         };
         self.chase = Some((at.max(self.now + 2), chase));
+    }
+
+    /// Plans Linux's `smmu_pmu_disable()` / `smmu_pmu_enable()`: (sometimes) CR = 0, then
+    /// IRQ_CTRL = 0, and after 0-60 cycles IRQ_CTRL = 1 and CR.E = 1 (Secure writes, permitted
+    /// whatever NSRA). Other traffic goes on between them.
+    fn plan_toggle(&mut self, start: u64) {
+        let e = self.map.field_mask(RegId::Cr, "E") as u32;
+        let irqen = self.map.field_mask(RegId::IrqCtrl, "IRQEN") as u32;
+        let (cr, irq_ctrl) = (
+            self.map.reg(RegId::Cr).addr,
+            self.map.reg(RegId::IrqCtrl).addr,
+        );
+        let cr_too = self.rng.gen_bool(0.5);
+        let mut at = start;
+        if cr_too {
+            self.toggles.push_back((at, cr, 0));
+        }
+        self.toggles.push_back((at, irq_ctrl, 0));
+        at += self.rng.gen_range(0..=60);
+        self.toggles.push_back((at, irq_ctrl, irqen));
+        if cr_too {
+            self.toggles.push_back((at, cr, e));
+        }
     }
 
     /// A reset cycle's inputs (to start every run from the reset state).
@@ -446,6 +557,9 @@ pub struct LockstepStats {
     pub capt_ack_cycles: u64,
     /// AXI protocol violations of the MSI master (must be empty).
     pub msi_violations: Vec<String>,
+    /// Paired high writes aimed around a carry; IRQ_CTRL 1 -> 0 -> 1 sequences.
+    pub high_chases: u64,
+    pub irq_toggles: u64,
 }
 
 /// Steps every backend with the same `cycles` cycles of stimulus (after a reset cycle) and
@@ -460,7 +574,9 @@ pub fn lockstep(
     let mut stats = LockstepStats::default();
     // A random AXI slave on the MSI master: delays 0-40 cycles, 25% error responses. It answers
     // from the reference's outputs (all backends' outputs are equal, or the run stops).
-    let mut msi = MsiResponder::random(seed ^ 0x4d53_4921, 40, 250);
+    // A third of the write responses are slow (10-40 cycles): MSIs stay outstanding while
+    // IRQ_CTRL toggles and further overflows make one pending.
+    let mut msi = MsiResponder::random(seed ^ 0x4d53_4921, 40, 250).with_slow_responses(10, 40, 33);
     let reset = stim.reset_inputs();
     for cycle in 0..=cycles {
         let mut inp = if cycle == 0 {
@@ -504,5 +620,7 @@ pub fn lockstep(
     stats.msi_writes = msi.completed.len() as u64;
     stats.msi_errors = msi.completed.iter().filter(|w| w.resp != 0).count() as u64;
     stats.msi_violations = msi.violations;
+    stats.high_chases = stim.high_chases;
+    stats.irq_toggles = stim.irq_toggles;
     Ok(stats)
 }

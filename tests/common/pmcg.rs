@@ -382,3 +382,72 @@ pub fn record(d: &mut D) -> Rc<RefCell<Log>> {
 pub fn span(a: u64, b: u64) -> Vec<u64> {
     (a..=b).collect()
 }
+
+/// The IRQ_CTRL/CR churn of tests/interrupts.rs (also run in lock-step against a planted fault
+/// by tests/planted_faults.rs): `steps` random actions among IRQ_CTRL and CR.E toggles (80% of
+/// such writes flip the value), counter writes near the top (all counters count cycles once
+/// enabled), INTEN changes, Guarded IRQ_CFG1 and IRQ_CFG0 writes (ADDR low word `addr_lo` or 0)
+/// and reads of the IRQ registers, and idle gaps. Starts from IRQEN = 1, CR.E = 1. Returns the
+/// numbers of IRQEN and CR.E flips.
+pub fn irq_churn(
+    p: &Pmcg,
+    d: &mut D,
+    rng: &mut rand_chacha::ChaCha8Rng,
+    steps: u32,
+    addr_lo: u32,
+) -> (u32, u32) {
+    use rand::Rng;
+    let all = p.cfg.counter_bitmap();
+    let (mut en, mut cr) = (true, true);
+    let (mut en_toggles, mut cr_toggles) = (0u32, 0u32);
+    for _ in 0..steps {
+        match rng.gen_range(0..100) {
+            0..=24 => {
+                let v = if rng.gen_bool(0.8) { !en } else { en };
+                en_toggles += (v != en) as u32;
+                en = v;
+                p.irqen(d, v);
+            }
+            25..=44 => {
+                let v = if rng.gen_bool(0.8) { !cr } else { cr };
+                cr_toggles += (v != cr) as u32;
+                cr = v;
+                if v {
+                    p.start(d);
+                } else {
+                    p.stop(d);
+                }
+            }
+            45..=64 => {
+                let n = rng.gen_range(0..p.cfg.counters);
+                p.set_counter(d, n, p.max() - rng.gen_range(0..12));
+            }
+            65..=69 => {
+                let id = if rng.gen_bool(0.5) {
+                    RegId::IntenSet0
+                } else {
+                    RegId::IntenClr0
+                };
+                p.write_bits(d, id, rng.gen_range(0..=all));
+            }
+            70..=73 => {
+                p.write(d, RegId::IrqCfg1, rng.gen());
+            }
+            74..=75 => {
+                let lo = if rng.gen_bool(0.8) { addr_lo } else { 0 };
+                p.write(d, RegId::IrqCfg0, lo);
+            }
+            76..=89 => {
+                let id = [
+                    RegId::IrqCtrlAck,
+                    RegId::IrqStatus,
+                    RegId::IrqCtrl,
+                    RegId::IrqCfg1,
+                ][rng.gen_range(0..4)];
+                p.read(d, id);
+            }
+            _ => d.idle(rng.gen_range(1..=40)),
+        }
+    }
+    (en_toggles, cr_toggles)
+}

@@ -1,0 +1,210 @@
+//! Planted faults: the random differential stimulus must catch the bugs issue 10 is about.
+//!
+//! ```text
+//!   seed ──► Stimulus (tests/differential.rs's, with split writes aimed at carries, slow MSI
+//!            responses, IRQ_CTRL/CR toggles) ──► PinInputs ─┬─► Model (reference)          ─┐
+//!                                                           └─► Model + PlantedFault (DUT) ─┴─► first mismatch
+//! ```
+//! `DropPairCarry`: the paired high write ignores the carries out of the low word between the
+//! halves (issue 10 part 1's bug in its subtle form). `DropPendingMsi`: the old rule, a pending
+//! MSI dropped when IRQEN is 0 and IRQ_CTRLACK not waiting for it (part 1b). Each must show as a
+//! mismatch within 10^5 cycles on every configuration where it can happen; the cycle and the seed
+//! are printed (`PMCG_SEED` reproduces; `PMCG_FAULT_SEEDS=N` runs N consecutive seeds per
+//! configuration and prints the slowest detection, to measure how fast).
+
+mod common;
+
+use common::pmcg::{irq_churn, Pmcg, D};
+use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::RegId;
+use pmcg_sim::axi::MsiResponder;
+use pmcg_sim::model::{Model, PlantedFault};
+use pmcg_sim::pins::{Driver, Dut, PinInputs, PinOutputs};
+use pmcg_sim::stimulus::lockstep;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
+use std::rc::Rc;
+
+const LIMIT: u64 = 100_000;
+
+fn seeds() -> u64 {
+    std::env::var("PMCG_FAULT_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+}
+
+/// Runs the stimulus with the correct model as reference and the faulty model as DUT; returns
+/// the first mismatch's cycle for each seed, panicking when a seed runs LIMIT cycles clean.
+fn detect(name: &str, cfg: &PmcgConfig, fault: PlantedFault, salt: u64) -> Vec<u64> {
+    let base = common::base_seed();
+    (0..seeds())
+        .map(|i| {
+            let seed = base.wrapping_add(salt).wrapping_add(i);
+            let mut reference = Model::new(cfg);
+            let mut dut = Model::new(cfg);
+            dut.plant_fault(fault);
+            match lockstep(cfg, seed, LIMIT, &mut [&mut reference, &mut dut]) {
+                Ok(stats) => panic!(
+                    "{fault:?} on `{name}` not caught in {LIMIT} cycles (seed {seed}, \
+                     PMCG_SEED={}): {stats:?}",
+                    base.wrapping_add(i)
+                ),
+                Err(m) => {
+                    // Control: two correct models agree over the same stimulus.
+                    let (mut a, mut b) = (Model::new(cfg), Model::new(cfg));
+                    assert!(
+                        lockstep(cfg, seed, m.cycle + 1000, &mut [&mut a, &mut b]).is_ok(),
+                        "two correct models differed (seed {seed})"
+                    );
+                    if seeds() == 1 {
+                        eprintln!(
+                            "{fault:?} on `{name}`: caught at cycle {} (seed {seed}, \
+                             PMCG_SEED={base})",
+                            m.cycle
+                        );
+                    }
+                    m.cycle
+                }
+            }
+        })
+        .collect()
+}
+
+fn report(fault: PlantedFault, name: &str, cycles: &[u64]) {
+    if cycles.len() > 1 {
+        let mut v = cycles.to_vec();
+        v.sort();
+        eprintln!(
+            "{fault:?} on `{name}`: {} seeds, caught at cycle median {}, max {}",
+            v.len(),
+            v[v.len() / 2],
+            v[v.len() - 1]
+        );
+    }
+}
+
+/// Every configuration with counters wider than 32 bits (36, 40, 44, 48, 64 bits; 1-8 lanes).
+#[test]
+fn a_dropped_pair_carry_is_caught_within_1e5_cycles() {
+    let cfgs = common::configs()
+        .into_iter()
+        .chain(common::corner_configs())
+        .filter(|(_, c)| c.wide_counters());
+    let mut n = 0;
+    for (i, (name, cfg)) in cfgs.enumerate() {
+        let cycles = detect(name, &cfg, PlantedFault::DropPairCarry, 500 + i as u64);
+        report(PlantedFault::DropPairCarry, name, &cycles);
+        n += 1;
+    }
+    assert!(n >= 6, "wide configurations: {n}");
+}
+
+/// Every configuration with the MSI master.
+#[test]
+fn a_dropped_pending_msi_is_caught_within_1e5_cycles() {
+    let cfgs = common::configs()
+        .into_iter()
+        .chain(common::corner_configs())
+        .chain([common::pmcg::irq_config()].map(|(_, c)| ("irq4x32", c)))
+        .filter(|(_, c)| c.msi && !c.wide_counters());
+    let mut n = 0;
+    for (i, (name, cfg)) in cfgs.enumerate() {
+        let cycles = detect(name, &cfg, PlantedFault::DropPendingMsi, 600 + i as u64);
+        report(PlantedFault::DropPendingMsi, name, &cycles);
+        n += 1;
+    }
+    assert!(n >= 4, "MSI configurations with 32-bit counters: {n}");
+}
+
+/// A correct model and a faulty one in lock-step behind the driver: the first cycle at which
+/// their outputs differ is kept; the driver and the MSI slave see the reference's outputs, so the
+/// stimulus is the same whatever the faulty model does.
+struct Pair {
+    reference: Model,
+    dut: Model,
+    cycle: u64,
+    mismatch: Rc<Cell<Option<u64>>>,
+}
+
+impl Dut for Pair {
+    fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+        let r = self.reference.step(inp);
+        let o = self.dut.step(inp);
+        if r != o && self.mismatch.get().is_none() {
+            self.mismatch.set(Some(self.cycle));
+        }
+        self.cycle += 1;
+        r
+    }
+    fn name(&self) -> &'static str {
+        "model + planted fault"
+    }
+}
+
+/// DropPendingMsi under the IRQ_CTRL/CR churn of tests/interrupts.rs (common::pmcg::irq_churn)
+/// with a slow completer (write responses 10-40 cycles): the faulty model drops a pending MSI
+/// (or lets IRQ_CTRLACK fall early) and the outputs differ within 10^5 cycles.
+#[test]
+fn a_dropped_pending_msi_is_caught_by_the_churn_within_1e5_cycles() {
+    let (name, cfg) = common::pmcg::irq_config();
+    let p = Pmcg::new(&name, &cfg);
+    let base = common::base_seed();
+    let mut worst = 0;
+    for i in 0..seeds() {
+        let seed = base.wrapping_add(0xC4_0C4).wrapping_add(i);
+        let run = |fault: Option<PlantedFault>, limit: u64| {
+            let mut dut = Model::new(&cfg);
+            if let Some(f) = fault {
+                dut.plant_fault(f);
+            }
+            let mismatch = Rc::new(Cell::new(None));
+            let pair = Pair {
+                reference: Model::new(&cfg),
+                dut,
+                cycle: 0,
+                mismatch: mismatch.clone(),
+            };
+            let mut d: D = Driver::new(Box::new(pair), cfg.lanes as usize);
+            d.msi = MsiResponder::random(seed, 30, 100).with_slow_responses(10, 40, 100);
+            d.reset(1);
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xC0C0);
+            let all = cfg.counter_bitmap();
+            p.start(&mut d);
+            p.write_bits(&mut d, RegId::IntenSet0, all);
+            p.set_msi(&mut d, 0x3456_7890, 0x0C0C_0000, 0);
+            p.irqen(&mut d, true);
+            p.write_bits(&mut d, RegId::CntenSet0, all);
+            while d.cycle < limit && mismatch.get().is_none() {
+                irq_churn(&p, &mut d, &mut rng, 50, 0x3456_7890);
+            }
+            (mismatch.get(), d.cycle)
+        };
+        let (found, ran) = run(Some(PlantedFault::DropPendingMsi), LIMIT);
+        let Some(cycle) = found else {
+            panic!(
+                "DropPendingMsi not caught by the churn in {ran} cycles (seed {seed}, PMCG_SEED={})",
+                base.wrapping_add(i)
+            );
+        };
+        // Control: the same churn with two correct models never differs (the mismatch is the
+        // fault's, not the harness's).
+        let (control, _) = run(None, (2 * cycle).max(5000));
+        assert_eq!(control, None, "two correct models differed (seed {seed})");
+        assert!(cycle < LIMIT, "caught at {cycle}");
+        if seeds() == 1 {
+            eprintln!(
+                "DropPendingMsi on `{name}` (churn): caught at cycle {cycle} (seed {seed}, \
+                 PMCG_SEED={base})"
+            );
+        }
+        worst = worst.max(cycle);
+    }
+    if seeds() > 1 {
+        eprintln!(
+            "DropPendingMsi on `{name}` (churn): {} seeds, max {worst}",
+            seeds()
+        );
+    }
+}

@@ -1,0 +1,1673 @@
+//! Acceptance tests of the split 64-bit counter write rule (docs/behaviour.md "Split 64-bit
+//! counter writes"; issue 10 part 1) on every backend (reference model, native RustHDL
+//! simulation, emitted Verilog under Verilator).
+//!
+//! ```text
+//!   test ──per-cycle bus ops + lane schedule──► Driver ──► backend ──► outputs
+//!                                                  │                     │
+//!                                                  └──► PairOracle ◄─────┘  (every cycle)
+//!   PairOracle: the contract as a state machine (counting, CR/CNTEN/INTEN/OVS/IRQ_CTRL, the
+//!   one pair register with base B, c = carries, rebase-then-count, the overflow rule, the
+//!   64-bit read snapshot); it checks irq and OVF_EXPORT in every cycle and every EVCNTR/OVS
+//!   read.
+//! ```
+//! Expected values come from two independent places, both written from the contract text and
+//! never from a backend: the [`PairOracle`] applies the rule mechanically (B, H, c, rebase), and
+//! each test also states the rule's promise in closed form: "as if the 64-bit value had been
+//! written whole at the low write's edge t1 and counted since", value(t) = V + events counted at
+//! edges t1+1 ..= t (mod 2^W), and asserts the values read back through the bus equal it.
+//!
+//! Cycle arithmetic ("edge t" ends cycle t; docs/behaviour.md): a transfer set up in cycle s has
+//! its access cycle s+1 and a write acts at edge s+1; a read set up in cycle s returns the state
+//! after edge s; lane events presented in cycle e count at edge e+1; CR/CNTEN written at edge t
+//! gate counting from edge t+1.
+//!
+//! Tests:
+//! - `cycle_counter_write64_at_every_gap`: M >> 1, 2^32 - k and M - k on a cycle counter, idle
+//!   gaps 0-10 between the halves, with INTEN/IRQEN: values, OVS and irq at the exact edges.
+//! - `lane_counter_write64_at_every_event_offset`: events on 1 and 3 lanes starting and
+//!   stopping at every cycle around both halves, gaps 0-6.
+//! - `a_low_write_alone_is_plain`, `a_high_write_alone_is_plain`,
+//!   `other_transfers_between_the_halves_keep_the_pair`, `another_counters_evcntr_write_closes_the_pair`,
+//!   `a_pair_to_different_counters_is_two_plain_writes`, `a_reset_between_the_halves_closes_the_pair`,
+//!   `cr_and_cnten_changes_between_the_halves`, `h_plus_c_wrapping_overflows_at_the_high_write`,
+//!   `partial_strobes_take_the_base_bytes`, `atomic_64_bit_reads_still_work`: the edges of the rule.
+//! - `an_overflow_at_the_high_write_interrupts_sends_an_msi_and_captures`: irq, OVF_EXPORT, MSI,
+//!   OVFCAP capture at the high write's edge.
+//! - `thirty_two_bit_counters_have_no_pairs`: adjacent 32-bit counters written like a writeq.
+//! - `oracle_agrees_with_every_closed_form_and_catches_a_dropped_carry`: the oracle as the
+//!   backend passes every case (its mechanical rule gives each closed form), and a backend that
+//!   drops the carries between the halves fails them.
+
+mod common;
+
+use common::{for_each_backend, named_config};
+use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::{RegId, RegisterMap, Word};
+use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, PinOutputs, SecState};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type D = Driver<Box<dyn Dut>>;
+
+const S: Access = Access::Secure;
+const NS: Access = Access::NonSecure;
+
+// ---------------------------------------------------------------------------------------------
+// Configurations: every counter width over 32 bits
+// ---------------------------------------------------------------------------------------------
+
+/// Small configurations for 40, 44, 48 (the same as tests/counting.rs, so each Verilator model is
+/// built once) and 64 bits with 3 lanes (Linux's writeq of M >> 1 on a 64-bit counter).
+fn extra(name: &str) -> (String, PmcgConfig) {
+    let (bits, counters, lanes, impdef) = match name {
+        "w40x8" => ("40", "2", "8", "none"),
+        "w44x4" => ("44", "4", "4", "none"),
+        "w48x2" => ("48", "4", "2", "0x1FF,0xFFFE"),
+        "w64x3" => ("64", "2", "3", "none"),
+        _ => panic!("no extra configuration `{name}`"),
+    };
+    let items = [
+        format!("counters={counters}"),
+        format!("counter_bits={bits}"),
+        format!("lanes={lanes}"),
+        format!("impdef={impdef}"),
+        "sid_bits=8".to_string(),
+        "secure=off".to_string(),
+        "msi=off".to_string(),
+        "capture=off".to_string(),
+        "reloc_ctrs=off".to_string(),
+    ];
+    let cfg = PmcgConfig::parse_kv(items.iter().map(|s| s.as_str())).unwrap();
+    (name.to_string(), cfg)
+}
+
+/// One configuration per width over 32 bits: 36 (`odd`: 3 lanes, Secure state, page 1 at
+/// 0x20000), 40 (8 lanes), 44 (4 lanes), 48 (2 lanes), 64 (3 lanes).
+fn wide_configs() -> Vec<(String, PmcgConfig)> {
+    let v = vec![
+        named_config("odd"),
+        extra("w40x8"),
+        extra("w44x4"),
+        extra("w48x2"),
+        extra("w64x3"),
+    ];
+    let widths: Vec<u32> = v.iter().map(|(_, c)| c.counter_bits).collect();
+    assert_eq!(widths, [36, 40, 44, 48, 64], "one config per wide width");
+    v
+}
+
+// ---------------------------------------------------------------------------------------------
+// The contract as a state machine
+// ---------------------------------------------------------------------------------------------
+
+/// A transfer as registered in its setup cycle.
+#[derive(Clone, Copy, Debug)]
+struct Xfer {
+    write: bool,
+    addr: u32,
+    data: u32,
+    strb: u8,
+    pprot: u8,
+}
+
+/// A paired high write the oracle applied: edge, counter, base B, merged H, carries c, overflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Paired {
+    edge: u64,
+    n: u32,
+    b: u64,
+    h: u64,
+    c: u64,
+    overflow: bool,
+}
+
+fn byte_mask(strb: u8) -> u32 {
+    (0..4)
+        .filter(|b| strb >> b & 1 == 1)
+        .fold(0, |m, b| m | 0xFF << (8 * b))
+}
+
+fn merge(old: u32, new: u32, strb: u8) -> u32 {
+    let m = byte_mask(strb);
+    (old & !m) | (new & m)
+}
+
+/// docs/behaviour.md "Counter writes", "Split 64-bit counter writes", "Event lanes and
+/// counting", "Bitmaps, control and interrupt registers" (wired interrupt) and "Atomic 64-bit
+/// counter reads", for configurations without Realm. EVTYPERn may select cycles (event 0) or a
+/// lane event with filter fields 0 (the reset SMR matches StreamID 0, Non-secure: the tests'
+/// lanes carry that). Register state is "in cycle t" (after edge t-1); `observe(c, ..)` checks
+/// cycle c's outputs, then applies edge c with cycle c's inputs.
+struct PairOracle {
+    cfg: PmcgConfig,
+    map: RegisterMap,
+    mask: u64,
+    kmask: u64,
+    e_mask: u32,
+    irqen_mask: u32,
+    nsra_mask: u32,
+    event_mask: u32,
+    synced: bool,
+    rst_q: bool,
+    /// The transfer set up in the previous cycle (performed at this cycle's edge).
+    setup: Option<Xfer>,
+    val: Vec<u64>,
+    evtyper: Vec<u32>,
+    cnten: u64,
+    inten: u64,
+    ovs: u64,
+    cr_e: bool,
+    irqen: bool,
+    nsra: bool,
+    /// The pair register: (counter, base B) when open.
+    pair: Option<(u32, u64)>,
+    lanes_q: Vec<LaneIn>,
+    irq: bool,
+    /// OVF_EXPORT of the current cycle: the counters that overflowed at the previous edge.
+    export: u64,
+    /// The immediately preceding transfer was a permitted low read of this counter; its snapshot.
+    low_read: Option<(u32, u32)>,
+    /// A planted fault for the self-test: the paired high write ignores the carries (c = 0).
+    drop_carry: bool,
+    errors: Vec<String>,
+    paired: Vec<Paired>,
+    /// (edge, counter) of every plain high-word write.
+    plain_high: Vec<(u64, u32)>,
+    /// (edge, counter) of every overflow.
+    overflows: Vec<(u64, u32)>,
+    reads_checked: u64,
+}
+
+impl PairOracle {
+    fn new(cfg: &PmcgConfig) -> PairOracle {
+        assert!(!cfg.realm, "the oracle does not model Root/Realm accesses");
+        let map = RegisterMap::new(cfg);
+        let n = cfg.counters as usize;
+        let k = cfg.counter_bits.saturating_sub(32);
+        PairOracle {
+            mask: cfg.counter_mask(),
+            kmask: if k == 0 { 0 } else { u64::MAX >> (64 - k) },
+            e_mask: map.field_mask(RegId::Cr, "E") as u32,
+            irqen_mask: map.field_mask(RegId::IrqCtrl, "IRQEN") as u32,
+            nsra_mask: map.field_mask(RegId::Scr, "NSRA") as u32,
+            event_mask: map.field_mask(RegId::Evtyper(0), "EVENT") as u32,
+            cfg: cfg.clone(),
+            map,
+            synced: false,
+            rst_q: false,
+            setup: None,
+            val: vec![0; n],
+            evtyper: vec![0; n],
+            cnten: 0,
+            inten: 0,
+            ovs: 0,
+            cr_e: false,
+            irqen: false,
+            nsra: true,
+            pair: None,
+            lanes_q: vec![LaneIn::default(); cfg.lanes as usize],
+            irq: false,
+            export: 0,
+            low_read: None,
+            drop_carry: false,
+            errors: Vec::new(),
+            paired: Vec::new(),
+            plain_high: Vec::new(),
+            overflows: Vec::new(),
+            reads_checked: 0,
+        }
+    }
+
+    fn err(&mut self, c: u64, what: String) {
+        if self.errors.len() < 20 {
+            self.errors.push(format!("cycle {c}: {what}"));
+        }
+    }
+
+    fn reset_state(&mut self) {
+        let n = self.val.len();
+        self.val = vec![0; n];
+        self.evtyper = vec![0; n];
+        (self.cnten, self.inten, self.ovs) = (0, 0, 0);
+        (self.cr_e, self.irqen, self.irq) = (false, false, false);
+        self.export = 0;
+        self.nsra = self.map.get(RegId::Scr).map_or(0, |r| r.reset()) as u32 & self.nsra_mask != 0;
+        self.pair = None;
+        self.lanes_q.iter_mut().for_each(|l| *l = LaneIn::default());
+        self.low_read = None;
+    }
+
+    fn permitted(&self, pprot: u8) -> bool {
+        !self.cfg.secure || pprot & 0b010 == 0 || self.nsra
+    }
+
+    /// What counter n adds at this edge (state of this cycle).
+    fn increment(&self, n: usize) -> u64 {
+        if !(self.cr_e && self.cnten >> n & 1 == 1) {
+            return 0;
+        }
+        let ev = (self.evtyper[n] & self.event_mask) >> self.event_mask.trailing_zeros();
+        if ev == 0 {
+            return 1;
+        }
+        match self.cfg.lane_bit_of(ev as u16) {
+            Some(b) => self
+                .lanes_q
+                .iter()
+                .filter(|l| l.valid && l.events >> b & 1 == 1)
+                .count() as u64,
+            None => 0,
+        }
+    }
+
+    fn observe(&mut self, c: u64, inp: &PinInputs, out: &PinOutputs) {
+        if self.synced {
+            self.check(c, out);
+        }
+        self.edge(c, inp);
+    }
+
+    /// The PRDATA the contract gives in this cycle for a read of a tracked register (EVCNTR,
+    /// OVS) whose access cycle this is.
+    fn expected_read(&self) -> Option<(u32, String)> {
+        let x = self.setup.filter(|x| !x.write)?;
+        let (reg, word) = self.map.lookup(x.addr).map(|(r, w)| (r.id, w))?;
+        let hi = |v: u64| (v >> 32) as u32;
+        let want = match (reg, word) {
+            (RegId::Evcntr(n), Word::Low) => self.val[n as usize] as u32,
+            (RegId::Evcntr(n), Word::High) => match self.low_read {
+                Some((m, snap)) if m == n => snap,
+                _ => hi(self.val[n as usize]),
+            },
+            (RegId::OvsSet0 | RegId::OvsClr0, Word::Low) => self.ovs as u32,
+            (RegId::OvsSet0 | RegId::OvsClr0, Word::High) => hi(self.ovs),
+            _ => return None,
+        };
+        let want = if self.permitted(x.pprot) { want } else { 0 };
+        Some((want, format!("{reg:?} {word:?} ({:#x})", x.addr)))
+    }
+
+    /// Cycle c's outputs against the state of cycle c.
+    fn check(&mut self, c: u64, out: &PinOutputs) {
+        if out.irq != self.irq {
+            self.err(
+                c,
+                format!("irq = {}, the contract gives {}", out.irq, self.irq),
+            );
+        }
+        if let Some((want, what)) = self.expected_read() {
+            self.reads_checked += 1;
+            if out.prdata != want {
+                self.err(
+                    c,
+                    format!(
+                        "read of {what} returned {:#x}, the contract gives {want:#x}",
+                        out.prdata
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Edge t with cycle t's inputs.
+    fn edge(&mut self, t: u64, inp: &PinInputs) {
+        let rst = self.rst_q;
+        self.rst_q = !inp.presetn;
+        let access = self.setup.take();
+        // The APB setup registers take PRESETn directly.
+        if inp.presetn && inp.psel && !inp.penable {
+            self.setup = Some(Xfer {
+                write: inp.pwrite,
+                addr: inp.paddr & !3,
+                data: inp.pwdata,
+                strb: inp.pstrb,
+                pprot: inp.pprot,
+            });
+        }
+        if rst {
+            self.reset_state();
+            self.synced = true;
+            return;
+        }
+        if !self.synced {
+            return;
+        }
+        let n_ctr = self.val.len();
+        let inc: Vec<u64> = (0..n_ctr).map(|n| self.increment(n)).collect();
+        // Counters written at this edge: their new value and whether they overflowed.
+        let mut written: Vec<Option<(u64, bool)>> = vec![None; n_ctr];
+        let (mut cnten, mut inten, mut ovs) = (self.cnten, self.inten, self.ovs);
+        let (mut cr_e, mut irqen, mut nsra) = (self.cr_e, self.irqen, self.nsra);
+        let mut evtyper = self.evtyper.clone();
+        // Any transfer ends the snapshot; idle cycles keep it.
+        let mut low_read = if access.is_some() {
+            None
+        } else {
+            self.low_read
+        };
+        if let Some(x) = access {
+            let target = self.map.lookup(x.addr).map(|(r, w)| (r.id, w));
+            let secure_access = x.pprot & 0b010 == 0;
+            if !x.write {
+                if let (true, Some((RegId::Evcntr(n), Word::Low))) =
+                    (self.permitted(x.pprot), target)
+                {
+                    if self.cfg.wide_counters() {
+                        low_read = Some((n, (self.val[n as usize] >> 32) as u32));
+                    }
+                }
+            } else if target.map(|t| t.0) == Some(RegId::Scr) {
+                if self.cfg.secure && secure_access {
+                    let old = if nsra { self.nsra_mask } else { 0 };
+                    nsra = merge(old, x.data, x.strb) & self.nsra_mask != 0;
+                }
+            } else if self.permitted(x.pprot) {
+                let bits = |word: Word| {
+                    let v = (x.data & byte_mask(x.strb)) as u64;
+                    let v = if word == Word::High { v << 32 } else { v };
+                    v & self.cfg.counter_bitmap()
+                };
+                match target {
+                    Some((RegId::Evcntr(n), word)) => {
+                        let i = n as usize;
+                        let v = self.val[i];
+                        if !self.cfg.wide_counters() {
+                            written[i] = Some((merge(v as u32, x.data, x.strb) as u64, false));
+                            self.pair = None;
+                        } else if word == Word::Low {
+                            let lo = merge(v as u32, x.data, x.strb) as u64;
+                            written[i] = Some(((v & !0xFFFF_FFFF) | lo, false));
+                            self.pair = Some((n, v >> 32));
+                        } else if let Some((m, b)) = self.pair.filter(|p| p.0 == n) {
+                            let h = merge(b as u32, x.data, x.strb) as u64 & self.kmask;
+                            let c = if self.drop_carry {
+                                0
+                            } else {
+                                (v >> 32).wrapping_sub(b) & self.kmask
+                            };
+                            let rebased = ((h + c) & self.kmask) << 32 | (v & 0xFFFF_FFFF);
+                            let sum = rebased as u128 + inc[i] as u128;
+                            let overflow = h + c > self.kmask || sum > self.mask as u128;
+                            written[i] = Some(((sum as u64) & self.mask, overflow));
+                            self.paired.push(Paired {
+                                edge: t,
+                                n: m,
+                                b,
+                                h,
+                                c,
+                                overflow,
+                            });
+                            self.pair = None;
+                        } else {
+                            let h = merge((v >> 32) as u32, x.data, x.strb) as u64 & self.kmask;
+                            written[i] = Some((h << 32 | (v & 0xFFFF_FFFF), false));
+                            self.plain_high.push((t, n));
+                            self.pair = None;
+                        }
+                    }
+                    Some((RegId::Evtyper(n), Word::Low)) => {
+                        let v = merge(self.evtyper[n as usize], x.data, x.strb);
+                        if v & !self.event_mask != 0 {
+                            self.err(t, format!("EVTYPER{n} = {v:#x}: only EVENT is modelled"));
+                        }
+                        evtyper[n as usize] = v;
+                    }
+                    Some((RegId::Cr, Word::Low)) => {
+                        let old = if cr_e { self.e_mask } else { 0 };
+                        cr_e = merge(old, x.data, x.strb) & self.e_mask != 0;
+                    }
+                    Some((RegId::IrqCtrl, Word::Low)) => {
+                        let old = if irqen { self.irqen_mask } else { 0 };
+                        irqen = merge(old, x.data, x.strb) & self.irqen_mask != 0;
+                    }
+                    Some((RegId::CntenSet0, w)) => cnten |= bits(w),
+                    Some((RegId::CntenClr0, w)) => cnten &= !bits(w),
+                    Some((RegId::IntenSet0, w)) => inten |= bits(w),
+                    Some((RegId::IntenClr0, w)) => inten &= !bits(w),
+                    Some((RegId::OvsSet0, w)) => ovs |= bits(w),
+                    Some((RegId::OvsClr0, w)) => ovs &= !bits(w),
+                    _ => {}
+                }
+            }
+        }
+        let mut ovf = 0u64;
+        for (i, w) in written.iter().enumerate() {
+            let (v, o) = match *w {
+                Some(vo) => vo,
+                None => {
+                    let sum = self.val[i] as u128 + inc[i] as u128;
+                    ((sum as u64) & self.mask, sum > self.mask as u128)
+                }
+            };
+            self.val[i] = v;
+            if o {
+                ovf |= 1 << i;
+                self.overflows.push((t, i as u32));
+            }
+        }
+        // Same-edge precedence: an overflow beats an OVSCLR0 write.
+        self.irq = ovf & self.inten != 0 && self.irqen;
+        self.export = ovf;
+        self.ovs = ovs | ovf;
+        (self.cnten, self.inten) = (cnten, inten);
+        (self.cr_e, self.irqen, self.nsra) = (cr_e, irqen, nsra);
+        self.evtyper = evtyper;
+        self.low_read = low_read;
+        self.lanes_q.clone_from(&inp.lanes);
+    }
+}
+
+/// The oracle as a backend: its outputs are what the contract gives (irq, PRDATA of tracked
+/// reads, PREADY; everything else 0). Running the directed cases on it checks the oracle's
+/// mechanical rule against each case's closed form, without any implementation involved.
+struct OracleDut {
+    oracle: PairOracle,
+    cycle: u64,
+}
+
+impl Dut for OracleDut {
+    fn step(&mut self, inp: &PinInputs) -> PinOutputs {
+        let out = PinOutputs {
+            pready: true,
+            irq: self.oracle.synced && self.oracle.irq,
+            ovf_export: if self.oracle.synced {
+                self.oracle.export
+            } else {
+                0
+            },
+            prdata: self
+                .oracle
+                .expected_read()
+                .filter(|_| self.oracle.synced)
+                .map_or(0, |r| r.0),
+            ..PinOutputs::default()
+        };
+        self.oracle.observe(self.cycle, inp, &out);
+        self.cycle += 1;
+        out
+    }
+    fn name(&self) -> &'static str {
+        "oracle"
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bench: per-cycle bus operations and lanes, with the oracle attached
+// ---------------------------------------------------------------------------------------------
+
+/// A bus operation of a [`Prog`].
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Write {
+        addr: u32,
+        data: u32,
+        strb: u8,
+        access: Access,
+    },
+    Read {
+        addr: u32,
+        access: Access,
+    },
+}
+
+/// Bus operations at given setup cycles (absolute), to be stepped with a lane schedule.
+#[derive(Default)]
+struct Prog {
+    ops: Vec<(u64, Op)>,
+}
+
+impl Prog {
+    /// A full-word Secure write set up in cycle `s`: it acts at edge s+1. Returns s+1.
+    fn w(&mut self, s: u64, addr: u32, data: u32) -> u64 {
+        self.ws(s, addr, data, 0xF, S)
+    }
+    fn ws(&mut self, s: u64, addr: u32, data: u32, strb: u8, access: Access) -> u64 {
+        self.ops.push((
+            s,
+            Op::Write {
+                addr,
+                data,
+                strb,
+                access,
+            },
+        ));
+        s + 1
+    }
+    /// A Secure read set up in cycle `s` (returns the state after edge s).
+    fn r(&mut self, s: u64, addr: u32) {
+        self.ops.push((s, Op::Read { addr, access: S }));
+    }
+    /// A 64-bit read: low word set up in `s`, high word in s+2 (returns the value after edge s).
+    fn r64(&mut self, s: u64, addr: u32) {
+        self.r(s, addr);
+        self.r(s + 2, addr + 4);
+    }
+    /// The last cycle any operation occupies (its access cycle).
+    fn end(&self) -> u64 {
+        self.ops.iter().map(|(s, _)| s + 1).max().unwrap_or(0)
+    }
+}
+
+/// The oracle and the lane schedule on one driver.
+struct Bench {
+    oracle: Rc<RefCell<PairOracle>>,
+}
+
+/// Attaches a fresh oracle and resets the PMCG (the oracle synchronizes at that reset edge).
+fn attach(cfg: &PmcgConfig, d: &mut D) -> Bench {
+    let oracle = Rc::new(RefCell::new(PairOracle::new(cfg)));
+    let o = oracle.clone();
+    d.observer = Some(Box::new(move |c, inp, out| {
+        o.borrow_mut().observe(c, inp, out)
+    }));
+    d.clear_lanes();
+    d.reset(1);
+    Bench { oracle }
+}
+
+impl Bench {
+    /// Steps from `d.cycle` through the program's last cycle (and at least until `until`), with
+    /// lanes `lanes(cycle)` in every cycle. Returns the 64-bit values of the program's reads as
+    /// (setup cycle of the low read, value) for every low read followed by its high read, and
+    /// every single read as (setup cycle, word).
+    fn run(
+        &self,
+        d: &mut D,
+        prog: &Prog,
+        until: u64,
+        lanes: &dyn Fn(u64) -> Vec<LaneIn>,
+    ) -> Vec<(u64, u32)> {
+        let mut ops = prog.ops.clone();
+        ops.sort_by_key(|(s, _)| *s);
+        for w in ops.windows(2) {
+            assert!(w[1].0 >= w[0].0 + 2, "overlapping bus operations: {w:?}");
+        }
+        if let Some((s, _)) = ops.first() {
+            assert!(
+                *s >= d.cycle,
+                "operation set up in cycle {s} already passed"
+            );
+        }
+        let end = prog.end().max(until);
+        let mut reads = Vec::new();
+        let mut next = ops.into_iter().peekable();
+        let mut current: Option<(u64, Op)> = None;
+        while d.cycle <= end {
+            let c = d.cycle;
+            let mut b = PinInputs::idle(d.lanes());
+            let mut phase = None;
+            if let Some((s, op)) = current.take() {
+                phase = Some((s, op, true));
+            } else if next.peek().is_some_and(|(s, _)| *s == c) {
+                let (s, op) = next.next().unwrap();
+                current = Some((s, op));
+                phase = Some((s, op, false));
+            }
+            if let Some((_, op, access)) = phase {
+                b.psel = true;
+                b.penable = access;
+                let acc = match op {
+                    Op::Write {
+                        addr,
+                        data,
+                        strb,
+                        access,
+                    } => {
+                        (b.pwrite, b.paddr, b.pwdata, b.pstrb) = (true, addr, data, strb);
+                        access
+                    }
+                    Op::Read { addr, access } => {
+                        b.paddr = addr;
+                        access
+                    }
+                };
+                b.pprot = acc.pprot();
+                b.pnse = acc.pnse();
+            }
+            d.set_lanes(&lanes(c));
+            let out = d.step_with(b);
+            if let Some((s, Op::Read { .. }, true)) = phase {
+                reads.push((s, out.prdata));
+            }
+        }
+        d.clear_lanes();
+        reads
+    }
+
+    /// The value of a 64-bit read whose low word was set up in cycle `s`.
+    fn read64(reads: &[(u64, u32)], s: u64) -> u64 {
+        let word = |c: u64| {
+            reads
+                .iter()
+                .find(|r| r.0 == c)
+                .unwrap_or_else(|| panic!("no read set up in cycle {c}"))
+                .1 as u64
+        };
+        word(s + 2) << 32 | word(s)
+    }
+
+    fn check(&self, what: &str) {
+        let o = self.oracle.borrow();
+        assert!(
+            o.errors.is_empty(),
+            "{what}: the backend broke the contract:\n  {}",
+            o.errors.join("\n  ")
+        );
+    }
+}
+
+/// `count` lanes (the first ones) valid with `events`, StreamID 0, Non-secure; the rest idle.
+fn lanes_with(total: usize, count: usize, events: u32) -> Vec<LaneIn> {
+    (0..total)
+        .map(|l| LaneIn {
+            valid: l < count,
+            events,
+            sid: 0,
+            ss: SecState::NonSecure,
+            ..LaneIn::default()
+        })
+        .collect()
+}
+
+/// Register addresses of a configuration.
+struct Regs {
+    map: RegisterMap,
+}
+
+impl Regs {
+    fn new(cfg: &PmcgConfig) -> Regs {
+        Regs {
+            map: RegisterMap::new(cfg),
+        }
+    }
+    fn a(&self, id: RegId) -> u32 {
+        self.map.reg(id).addr
+    }
+    fn cnt(&self, n: u32) -> u32 {
+        self.a(RegId::Evcntr(n))
+    }
+    fn e(&self) -> u32 {
+        self.map.field_mask(RegId::Cr, "E") as u32
+    }
+    fn event(&self, ev: u16) -> u32 {
+        let f = self.map.reg(RegId::Evtyper(0)).field("EVENT").unwrap();
+        ((ev as u64) << f.lsb & f.mask()) as u32
+    }
+}
+
+/// Configures counting (Secure writes through the driver, no oracle timing needed): counter
+/// `n` counts `event` (0 = cycles), CNTEN for `cnten`, INTEN for `inten`, IRQEN, CR.E = 1.
+/// Returns the CR write's edge (counting from the next edge on).
+fn setup(r: &Regs, d: &mut D, events: &[(u32, u16)], cnten: u64, inten: u64) -> u64 {
+    for &(n, ev) in events {
+        d.apb_write(r.a(RegId::Evtyper(n)), r.event(ev), S);
+    }
+    d.apb_write(r.a(RegId::CntenSet0), cnten as u32, S);
+    d.apb_write(r.a(RegId::IntenSet0), inten as u32, S);
+    d.apb_write(r.a(RegId::IrqCtrl), 1, S);
+    d.apb_write(r.a(RegId::Cr), r.e(), S);
+    d.cycle - 1
+}
+
+/// The first lane event of a configuration (event 1) and its lane bit.
+fn lane_event(cfg: &PmcgConfig) -> (u16, u32) {
+    (1, 1 << cfg.lane_bit_of(1).unwrap())
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. write64 sweeps
+// ---------------------------------------------------------------------------------------------
+
+/// No lane carries anything.
+fn no_lanes(cfg: &PmcgConfig) -> impl Fn(u64) -> Vec<LaneIn> {
+    let n = cfg.lanes as usize;
+    move |_| lanes_with(n, 0, 0)
+}
+
+/// Overflow edges of counter `n` the oracle saw in `from ..= to`.
+fn overflow_edges(b: &Bench, n: u32, from: u64, to: u64) -> Vec<u64> {
+    b.oracle
+        .borrow()
+        .overflows
+        .iter()
+        .filter(|x| x.1 == n && (from..=to).contains(&x.0))
+        .map(|x| x.0)
+        .collect()
+}
+
+/// The value a single read set up in cycle `s` returned.
+fn word(reads: &[(u64, u32)], s: u64) -> u32 {
+    reads
+        .iter()
+        .find(|r| r.0 == s)
+        .unwrap_or_else(|| panic!("no read set up in cycle {s}"))
+        .1
+}
+
+const LO: u64 = 0xFFFF_FFFF;
+
+/// A directed case: run on one driver (a backend, or the oracle itself).
+type Case = fn(&str, &PmcgConfig, &mut D);
+
+/// Runs `case` on every backend of every configuration.
+fn on_every_backend(cfgs: Vec<(String, PmcgConfig)>, case: Case) {
+    for (name, cfg) in cfgs {
+        for_each_backend(&cfg, |d| case(&name, &cfg, d));
+    }
+}
+
+/// Runs `case` on the oracle as a backend (see [`OracleDut`]).
+fn on_oracle(name: &str, cfg: &PmcgConfig, case: Case, drop_carry: bool) {
+    let mut oracle = PairOracle::new(cfg);
+    oracle.drop_carry = drop_carry;
+    let dut: Box<dyn Dut> = Box::new(OracleDut { oracle, cycle: 0 });
+    let mut d = Driver::new(dut, cfg.lanes as usize);
+    d.reset(1);
+    case(name, cfg, &mut d);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. write64 sweeps
+// ---------------------------------------------------------------------------------------------
+
+/// Counter 1 counts cycles (INTEN, IRQEN set). For each idle gap g = 0..=10 cycles between the
+/// halves and each value V: M >> 1 (Linux's period), 2^32 - k (k = 1 ..= g + 3: the carry out of
+/// the low word falls before, at and after the high write) and M + 1 - k (the count passes the
+/// top k edges after t1: between the halves, at the high write or after it). Each case starts
+/// with a write64 of 0 and an OVSCLR0 (so the old high part is small), then the low word at edge
+/// t1, the high word at t2 = t1 + 2 + g, 64-bit reads of the value after edges t2 + 1 and t2 + 5
+/// and an OVS read. Every value read is V + (t - t1) mod 2^W; the overflow (OVS, and irq in the
+/// next cycle, which the oracle checks) is at edge max(t2, t1 + k) for M + 1 - k (the first edge
+/// at which the 64-bit value exists and has passed the top), none otherwise.
+#[test]
+fn cycle_counter_write64_at_every_gap() {
+    on_every_backend(wide_configs(), case_cycle_counter);
+}
+
+fn case_cycle_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let mask = cfg.counter_mask();
+    let n = 1u32;
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(n, 0)], 1 << n, 1 << n);
+    let a = r.cnt(n);
+    let mut cases = 0;
+    for g in 0..=10u64 {
+        let mut values = vec![mask >> 1];
+        values.extend((1..=g + 3).map(|k| (1u64 << 32) - k));
+        values.extend([1, 2, g + 1, g + 2, g + 3, g + 6].map(|k| mask - k + 1));
+        for v in values {
+            let s0 = d.cycle;
+            let mut p = Prog::default();
+            p.w(s0, a, 0);
+            p.w(s0 + 2, a + 4, 0);
+            p.w(s0 + 4, r.a(RegId::OvsClr0), 1 << n);
+            let t1 = p.w(s0 + 6, a, v as u32);
+            let t2 = p.w(t1 + 1 + g, a + 4, (v >> 32) as u32);
+            p.r64(t2 + 1, a);
+            p.r64(t2 + 5, a);
+            p.r(t2 + 9, r.a(RegId::OvsSet0));
+            let end = t2 + 11;
+            let reads = bench.run(d, &p, end, &no_lanes(cfg));
+            let what =
+                format!("config `{name}`, V = {v:#x}, gap {g} (low at edge {t1}, high at {t2})");
+            for s in [t2 + 1, t2 + 5] {
+                assert_eq!(
+                    Bench::read64(&reads, s),
+                    v.wrapping_add(s - t1) & mask,
+                    "{what}: value after edge {s} (as if written whole at {t1})"
+                );
+            }
+            let k = mask - v + 1; // the count passes the top at edge t1 + k
+            let ovf: Vec<u64> = if v > mask - 64 && t1 + k <= end {
+                vec![t2.max(t1 + k)]
+            } else {
+                vec![]
+            };
+            let ovs_want = ovf.first().is_some_and(|&o| o <= t2 + 9);
+            assert_eq!(
+                word(&reads, t2 + 9) >> n & 1 == 1,
+                ovs_want,
+                "{what}: OVS bit {n}"
+            );
+            assert_eq!(
+                overflow_edges(&bench, n, t1, end),
+                ovf,
+                "{what}: overflow edges"
+            );
+            cases += 1;
+        }
+    }
+    bench.check(&format!("config `{name}`"));
+    let o = bench.oracle.borrow();
+    let carried = o.paired.iter().filter(|p| p.c > 0).count();
+    let wrapped = o.paired.iter().filter(|p| p.overflow).count();
+    assert!(
+        carried >= 60 && wrapped >= 30 && cases > 150 && o.reads_checked >= 5 * cases,
+        "config `{name}`: exercised {carried} carries, {wrapped} overflows at the high write, \
+         {cases} cases, {} reads",
+        o.reads_checked
+    );
+}
+
+/// Counter 1 counts lane event 1; `l` lanes (1, and 3 where the configuration has 3 or more; 2
+/// on the 2-lane one) carry it in every cycle of a window [a, b). For gaps g of 0, 1, 2, 3 and 6
+/// idle cycles between the halves (low at t1, high at t2 = t1 + 2 + g), every window with
+/// t1 - 3 <= a < b <= t2 + 3 (events starting and stopping at each cycle around both halves),
+/// and V = M >> 1, 2^32 - 2, 2^32 - 4 and M - 3: the values after edges t2 + 1 and t2 + 5 are
+/// V + l * |[a, b) ∩ [t1, t - 1]| mod 2^W (events presented in cycle e count at edge e + 1;
+/// edge t1 is the low write's own), and for M - 3 the overflow is at edge max(t2, the edge the
+/// count passes the top) when that is by t2 + 5 (none otherwise).
+#[test]
+fn lane_counter_write64_at_every_event_offset() {
+    on_every_backend(wide_configs(), case_lane_counter);
+}
+
+fn case_lane_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let mask = cfg.counter_mask();
+    let n = 1u32;
+    let (ev, bit) = lane_event(cfg);
+    let total = cfg.lanes as usize;
+    let counts: Vec<usize> = if total >= 3 {
+        vec![1, 3]
+    } else {
+        vec![1, total]
+    };
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(n, ev)], 1 << n, 1 << n);
+    let a_cnt = r.cnt(n);
+    let mut cases = 0u64;
+    for &l in &counts {
+        for g in [0u64, 1, 2, 3, 6] {
+            for v in [mask >> 1, (1 << 32) - 2, (1 << 32) - 4, mask - 3] {
+                let span = g + 8; // a, b in t1-3 ..= t2+3
+                for da in 0..span {
+                    for db in da + 1..=span {
+                        let s0 = d.cycle;
+                        let mut p = Prog::default();
+                        let t1 = p.w(s0 + 3, a_cnt, v as u32);
+                        let t2 = p.w(t1 + 1 + g, a_cnt + 4, (v >> 32) as u32);
+                        let (a, b) = (t1 - 3 + da, t1 - 3 + db);
+                        assert!(b <= t2 + 3);
+                        p.r64(t2 + 1, a_cnt);
+                        p.r64(t2 + 5, a_cnt);
+                        let mut end = t2 + 8;
+                        let near_top = v > mask - 64;
+                        if near_top {
+                            // Back to a small value, so the next case's old high part is not
+                            // all ones.
+                            p.w(t2 + 9, r.a(RegId::OvsClr0), 1 << n);
+                            p.w(t2 + 11, a_cnt, 0);
+                            p.w(t2 + 13, a_cnt + 4, 0);
+                            end = t2 + 14;
+                        }
+                        let lanes = |c: u64| {
+                            let on = (a..b).contains(&c);
+                            lanes_with(total, if on { l } else { 0 }, bit)
+                        };
+                        let reads = bench.run(d, &p, end, &lanes);
+                        // Events counted at edges t1+1 ..= t: presented in cycles t1 ..= t-1.
+                        let events = |t: u64| b.min(t).saturating_sub(a.max(t1)) * l as u64;
+                        let what = format!(
+                            "config `{name}`, V = {v:#x}, {l} lanes, gap {g}: low at edge {t1}, \
+                             high at {t2}, events in cycles {a}..{b}"
+                        );
+                        for s in [t2 + 1, t2 + 5] {
+                            assert_eq!(
+                                Bench::read64(&reads, s),
+                                v.wrapping_add(events(s)) & mask,
+                                "{what}: value after edge {s}"
+                            );
+                        }
+                        if near_top {
+                            // M - 3 passes the top at the edge where the count exceeds 3.
+                            let pass = (t1 + 1..=t2 + 5).find(|&t| events(t) > 3);
+                            let want: Vec<u64> = pass.map(|t| t.max(t2)).into_iter().collect();
+                            assert_eq!(
+                                overflow_edges(&bench, n, t1, t2 + 5),
+                                want,
+                                "{what}: overflow edges"
+                            );
+                        }
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    bench.check(&format!("config `{name}`"));
+    let o = bench.oracle.borrow();
+    let carried = o.paired.iter().filter(|p| p.c > 0).count();
+    assert!(
+        carried >= 200 && cases > 1000,
+        "config `{name}`: {carried} pairs with carries, {cases} cases"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. The edges of the rule
+// ---------------------------------------------------------------------------------------------
+
+/// Counters 0 and 1 count cycles from edge e_on + 1 (value e - e_on after edge e). A low write
+/// of 2^32 - 2 to counter 0 at t1 (its high part 0) is a plain low write: the carry at t1 + 2
+/// goes into the high part as usual (values after t1 + 1 and t1 + 5). A low write to counter 1 at
+/// tm closes counter 0's pair, so counter 0's high write of 3 at th is plain: 3:(its low word in
+/// cycle th), the edge th not counted. Counter 1 keeps its low write plus counting. No pair is
+/// ever applied.
+#[test]
+fn a_low_write_alone_is_plain() {
+    on_every_backend(wide_configs(), case_low_alone);
+}
+
+fn case_low_alone(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let mask = cfg.counter_mask();
+    let (a0, a1) = (r.cnt(0), r.cnt(1));
+    let bench = attach(cfg, d);
+    let e_on = setup(&r, d, &[(0, 0), (1, 0)], 0b11, 0);
+    let s = d.cycle + 1;
+    let mut p = Prog::default();
+    let l = (1u64 << 32) - 2;
+    let t1 = p.w(s, a0, l as u32);
+    p.r64(t1 + 1, a0);
+    p.r64(t1 + 5, a0);
+    let tm = p.w(t1 + 9, a1, 0x10);
+    let th = p.w(tm + 3, a0 + 4, 3);
+    p.r64(th + 1, a0);
+    p.r64(th + 5, a1);
+    let reads = bench.run(d, &p, th + 9, &no_lanes(cfg));
+    assert!(t1 - 1 - e_on < 1 << 20, "counter 0's high part is 0 at t1");
+    let what = format!("config `{name}`: low write at {t1}");
+    for x in [t1 + 1, t1 + 5] {
+        assert_eq!(
+            Bench::read64(&reads, x),
+            l + (x - t1),
+            "{what}: after edge {x}"
+        );
+    }
+    let low_th = (l + (th - 1 - t1)) & LO;
+    assert_eq!(
+        Bench::read64(&reads, th + 1),
+        (3 << 32 | low_th) + 1,
+        "{what}, counter 1's low write at {tm}, a plain high write at {th}"
+    );
+    assert_eq!(
+        Bench::read64(&reads, th + 5),
+        (0x10 + (th + 5 - tm)) & mask,
+        "{what}: counter 1 written at {tm}"
+    );
+    bench.check(&what);
+    let o = bench.oracle.borrow();
+    assert!(o.paired.is_empty() && o.plain_high == [(th, 0)], "{what}");
+}
+
+/// Counters 0 and 1 count cycles. With no pair open (after reset), a high write of the all-ones
+/// high part to counter 0 at th is plain: all-ones:(its low word in cycle th), edge th not
+/// counted, no OVS. A low write of 2^32 - 2 to counter 1 at t1, then a high write of 5 to
+/// counter 0 at th0 (plain: the pair is counter 1's) which closes the pair, then counter 1's
+/// high write of 7 at th1 is plain too although its low word carried between (t1 + 2).
+#[test]
+fn a_high_write_alone_is_plain() {
+    on_every_backend(wide_configs(), case_high_alone);
+}
+
+fn case_high_alone(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let kmask = cfg.counter_mask() >> 32;
+    let (a0, a1) = (r.cnt(0), r.cnt(1));
+    let bench = attach(cfg, d);
+    let e_on = setup(&r, d, &[(0, 0), (1, 0)], 0b11, 0b11);
+    let s = d.cycle + 1;
+    let mut p = Prog::default();
+    let th = p.w(s, a0 + 4, kmask as u32);
+    p.r64(th + 1, a0);
+    p.r(th + 5, r.a(RegId::OvsSet0));
+    let l1 = (1u64 << 32) - 2;
+    let t1 = p.w(th + 7, a1, l1 as u32);
+    let th0 = p.w(t1 + 1, a0 + 4, 5);
+    let th1 = p.w(th0 + 3, a1 + 4, 7);
+    p.r64(th1 + 1, a0);
+    p.r64(th1 + 5, a1);
+    p.r(th1 + 9, r.a(RegId::OvsSet0));
+    let reads = bench.run(d, &p, th1 + 11, &no_lanes(cfg));
+    let what = format!("config `{name}`");
+    let low_th = th - 1 - e_on;
+    assert_eq!(
+        Bench::read64(&reads, th + 1),
+        (kmask << 32 | low_th) + 1,
+        "{what}: a high write alone at {th}"
+    );
+    assert_eq!(
+        word(&reads, th + 5),
+        0,
+        "{what}: a high write never sets OVS"
+    );
+    let low0 = (low_th + (th0 - 1 - th)) & LO;
+    assert_eq!(
+        Bench::read64(&reads, th1 + 1),
+        (5 << 32 | low0) + (th1 + 1 - th0),
+        "{what}: counter 0's high write at {th0} after counter 1's low write: plain"
+    );
+    let low1 = (l1 + (th1 - 1 - t1)) & LO;
+    assert_eq!(
+        Bench::read64(&reads, th1 + 5),
+        (7 << 32 | low1) + 5,
+        "{what}: counter 1's low write at {t1}, its high write at {th1} after counter 0's: plain"
+    );
+    assert_eq!(word(&reads, th1 + 9), 0, "{what}: no OVS");
+    bench.check(&what);
+    let o = bench.oracle.borrow();
+    assert!(o.paired.is_empty() && o.plain_high.len() == 3, "{what}");
+}
+
+/// A pair split by other transfers is still a pair. Counter 0 counts cycles; low word 2^32 - k
+/// at t1 (k = 1..=40, so the carry falls at every point between the halves, also while counting
+/// is stopped); then a read of OVS, a 64-bit read of counter 1, CR = 0 (edge e0), CR.E = 1
+/// (e1), CNTENCLR0 (e2), CNTENSET0 (e3), a 64-bit read of counter 0, an EVTYPER1 and an
+/// IRQ_CTRL write, and with Secure state two refused Non-secure writes (SCR.NSRA = 0) to counter
+/// 1's low word and counter 0's high word; then the high word 2 at t2. Counting stops for the
+/// edges in (e0, e1] and (e2, e3]; the value after t is (2:2^32-k) + the edges counted in
+/// (t1, t]. One more case waits 100 idle cycles between the halves.
+#[test]
+fn other_transfers_between_the_halves_keep_the_pair() {
+    on_every_backend(wide_configs(), case_other_transfers);
+}
+
+fn case_other_transfers(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let mask = cfg.counter_mask();
+    let (a0, a1) = (r.cnt(0), r.cnt(1));
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(0, 0), (1, 0)], 0b11, 0);
+    for k in 1..=41u64 {
+        let s = d.cycle;
+        let mut p = Prog::default();
+        if cfg.secure {
+            p.w(s, r.a(RegId::Scr), 0);
+        }
+        let l = (1u64 << 32) - k.min(40);
+        let t1 = p.w(s + 2, a0, l as u32);
+        let (stops, t2) = if k <= 40 {
+            p.r(t1 + 1, r.a(RegId::OvsSet0));
+            p.r64(t1 + 3, a1);
+            let e0 = p.w(t1 + 7, r.a(RegId::Cr), 0);
+            let e1 = p.w(e0 + 1, r.a(RegId::Cr), r.e());
+            let e2 = p.w(e1 + 1, r.a(RegId::CntenClr0), 1);
+            let e3 = p.w(e2 + 3, r.a(RegId::CntenSet0), 1);
+            p.r64(e3 + 1, a0);
+            p.w(e3 + 5, r.a(RegId::Evtyper(1)), r.event(0));
+            p.w(e3 + 7, r.a(RegId::IrqCtrl), 1);
+            let mut next = e3 + 9;
+            if cfg.secure {
+                p.ws(next, a1, 0x1234, 0xF, NS);
+                p.ws(next + 2, a0 + 4, 0x77, 0xF, NS);
+                next += 4;
+            }
+            (vec![(e0, e1), (e2, e3)], p.w(next, a0 + 4, 2))
+        } else {
+            (vec![], p.w(t1 + 100, a0 + 4, 2))
+        };
+        p.r64(t2 + 1, a0);
+        p.r64(t2 + 5, a0);
+        let reads = bench.run(d, &p, t2 + 8, &no_lanes(cfg));
+        let counted = |t: u64| {
+            (t1 + 1..=t)
+                .filter(|&e| !stops.iter().any(|&(x, y)| x < e && e <= y))
+                .count() as u64
+        };
+        let what = format!(
+            "config `{name}`: low {l:#x} at edge {t1}, high 2 at {t2}, counting stopped in {stops:?}"
+        );
+        for x in [t2 + 1, t2 + 5] {
+            assert_eq!(
+                Bench::read64(&reads, x),
+                ((2 << 32 | l) + counted(x)) & mask,
+                "{what}: value after edge {x}"
+            );
+        }
+    }
+    bench.check(&format!("config `{name}`"));
+    let o = bench.oracle.borrow();
+    assert_eq!(
+        o.paired.len(),
+        41,
+        "config `{name}`: every high write paired"
+    );
+    let carried = o.paired.iter().filter(|p| p.c > 0).count();
+    assert!(
+        carried >= 15,
+        "config `{name}`: {carried} pairs with a carry"
+    );
+}
+
+/// A permitted write to another counter's EVCNTR word closes the pair. Counters 0 and 1 count
+/// cycles. (a) low 2^32 - 2 to counter 0 at t1, low 2^32 - 1 to counter 1 at tm, high 4 to
+/// counter 0 at t2: plain (4:low word of cycle t2, edge t2 skipped); then counter 1's high 6 at t3
+/// is plain as well (counter 0's high write closed counter 1's pair). (b) low 2^32 - 2 to counter
+/// 0, high 9 to counter 1 (plain), high 4 to counter 0: plain. (c) A low write reopens the pair
+/// for its own counter: low 0x100 then low 2^32 - 3 to counter 0 (t1b), high 2: paired from t1b.
+#[test]
+fn another_counters_evcntr_write_closes_the_pair() {
+    on_every_backend(wide_configs(), case_other_counter);
+}
+
+fn case_other_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let mask = cfg.counter_mask();
+    let (a0, a1) = (r.cnt(0), r.cnt(1));
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(0, 0), (1, 0)], 0b11, 0);
+    let what = format!("config `{name}`");
+    // A counter's value as (value after edge `at`, `at`): it counts one per edge after.
+    let after = |(v, at): (u64, u64), t: u64| (v + (t - at)) & mask;
+    let plain_high = |cur: (u64, u64), h: u64, t: u64| {
+        let low = after(cur, t - 1) & LO;
+        (h << 32 | low, t)
+    };
+    // (a)
+    let s = d.cycle + 1;
+    let mut p = Prog::default();
+    let t1 = p.w(s, a0, 0xFFFF_FFFE);
+    let tm = p.w(t1 + 1, a1, 0xFFFF_FFFF);
+    let t2 = p.w(tm + 1, a0 + 4, 4);
+    let t3 = p.w(t2 + 3, a1 + 4, 6);
+    p.r64(t3 + 1, a0);
+    p.r64(t3 + 5, a1);
+    let reads = bench.run(d, &p, t3 + 8, &no_lanes(cfg));
+    let c0 = plain_high((0xFFFF_FFFE, t1), 4, t2);
+    let c1 = plain_high((0xFFFF_FFFF, tm), 6, t3);
+    assert_eq!(
+        Bench::read64(&reads, t3 + 1),
+        after(c0, t3 + 1),
+        "{what} (a): counter 0 low at {t1}, counter 1 low at {tm}, counter 0 high at {t2}"
+    );
+    assert_eq!(
+        Bench::read64(&reads, t3 + 5),
+        after(c1, t3 + 5),
+        "{what} (a): counter 1's high at {t3} after counter 0's"
+    );
+    // (b)
+    let s = d.cycle;
+    let mut p = Prog::default();
+    let t1 = p.w(s, a0, 0xFFFF_FFFE);
+    let tm = p.w(t1 + 1, a1 + 4, 9);
+    let t2 = p.w(tm + 3, a0 + 4, 4);
+    p.r64(t2 + 1, a0);
+    p.r64(t2 + 5, a1);
+    let reads = bench.run(d, &p, t2 + 8, &no_lanes(cfg));
+    let c0 = plain_high((0xFFFF_FFFE | (after(c0, t1 - 1) & !LO), t1), 4, t2);
+    let c1 = plain_high(c1, 9, tm);
+    assert_eq!(
+        Bench::read64(&reads, t2 + 1),
+        after(c0, t2 + 1),
+        "{what} (b): counter 0 low at {t1}, counter 1 high at {tm}, counter 0 high at {t2}"
+    );
+    assert_eq!(
+        Bench::read64(&reads, t2 + 5),
+        after(c1, t2 + 5),
+        "{what} (b): counter 1"
+    );
+    // (c)
+    let s = d.cycle;
+    let mut p = Prog::default();
+    p.w(s, a0, 0x100);
+    let t1b = p.w(s + 3, a0, 0xFFFF_FFFD);
+    let t2 = p.w(t1b + 4, a0 + 4, 2);
+    p.r64(t2 + 1, a0);
+    p.r64(t2 + 5, a0);
+    let reads = bench.run(d, &p, t2 + 8, &no_lanes(cfg));
+    for x in [t2 + 1, t2 + 5] {
+        assert_eq!(
+            Bench::read64(&reads, x),
+            (2 << 32 | 0xFFFF_FFFD) + (x - t1b),
+            "{what} (c): low at {t1b} reopened the pair, high at {t2}: after edge {x}"
+        );
+    }
+    bench.check(&what);
+    let o = bench.oracle.borrow();
+    assert_eq!(o.paired.len(), 1, "{what}: only (c) pairs");
+    assert_eq!(o.plain_high.len(), 4, "{what}: plain high writes");
+}
+
+/// A reset between the halves closes the pair. Counter 0 counts cycles at 5:FFFF_FFF0 (a
+/// write64); low word 2^32 - 2 at t1; PRESETn low for one cycle (reset edge after it); the high
+/// word 7 at t2 is a plain write to the reset counter (0, not counting): 7:0. Enabled again, it
+/// counts from 7:0. No OVS.
+#[test]
+fn a_reset_between_the_halves_closes_the_pair() {
+    on_every_backend(wide_configs(), case_reset_between);
+}
+
+fn case_reset_between(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let a0 = r.cnt(0);
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(0, 0)], 1, 1);
+    let s = d.cycle;
+    let mut p = Prog::default();
+    p.w(s, a0, 0xFFFF_FFF0);
+    p.w(s + 2, a0 + 4, 5);
+    let t1 = p.w(s + 6, a0, 0xFFFF_FFFE);
+    bench.run(d, &p, t1 + 3, &no_lanes(cfg));
+    d.reset(1);
+    let s = d.cycle;
+    let mut p = Prog::default();
+    let t2 = p.w(s, a0 + 4, 7);
+    p.r64(t2 + 1, a0);
+    p.r(t2 + 5, r.a(RegId::OvsSet0));
+    let reads = bench.run(d, &p, t2 + 7, &no_lanes(cfg));
+    let what = format!("config `{name}`: low at {t1}, reset, high 7 at {t2}");
+    assert_eq!(Bench::read64(&reads, t2 + 1), 7 << 32, "{what}");
+    assert_eq!(word(&reads, t2 + 5), 0, "{what}: OVS");
+    let e_on = setup(&r, d, &[(0, 0)], 1, 0);
+    let s = d.cycle;
+    let mut p = Prog::default();
+    p.r64(s, a0);
+    let reads = bench.run(d, &p, s + 4, &no_lanes(cfg));
+    assert_eq!(
+        Bench::read64(&reads, s),
+        (7 << 32) + (s - e_on),
+        "{what}: counting again"
+    );
+    bench.check(&what);
+    let o = bench.oracle.borrow();
+    assert_eq!(o.paired.len(), 1, "{what}: only the first write64 pairs");
+}
+
+/// CR.E and CNTEN changes between the halves: counter 0 counts cycles; low word 2^32 - k at t1
+/// (k = 1, 2, 3, 5), then counting stops at e0 and restarts at e1 (CR = 0 / CR.E = 1, or
+/// CNTENCLR0 / CNTENSET0), with 0-2 idle cycles between each of t1, e0, e1, t2; a third mode
+/// stops before the low write and restarts between the halves. High word 1 at t2. The value
+/// after t is (1:2^32-k) + the edges counted in (t1, t], counting stopped in (e0, e1].
+#[test]
+fn cr_and_cnten_changes_between_the_halves() {
+    on_every_backend(wide_configs(), case_enable_changes);
+}
+
+fn case_enable_changes(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let mask = cfg.counter_mask();
+    let a0 = r.cnt(0);
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(0, 0)], 1, 0);
+    let cr = (r.a(RegId::Cr), 0, r.e());
+    let cnten = (r.a(RegId::CntenClr0), r.a(RegId::CntenSet0));
+    for mode in 0..3 {
+        for k in [1u64, 2, 3, 5] {
+            for x in 0..3u64 {
+                for y in 0..3u64 {
+                    for z in 0..3u64 {
+                        let s = d.cycle;
+                        let mut p = Prog::default();
+                        let l = (1u64 << 32) - k;
+                        let stop = |p: &mut Prog, at: u64| p.w(at, cr.0, cr.1);
+                        let start = |p: &mut Prog, at: u64| p.w(at, cr.0, cr.2);
+                        let (t1, e0, e1) = match mode {
+                            0 => {
+                                let t1 = p.w(s, a0, l as u32);
+                                let e0 = stop(&mut p, t1 + 1 + x);
+                                (t1, e0, start(&mut p, e0 + 1 + y))
+                            }
+                            1 => {
+                                let t1 = p.w(s, a0, l as u32);
+                                let e0 = p.w(t1 + 1 + x, cnten.0, 1);
+                                (t1, e0, p.w(e0 + 1 + y, cnten.1, 1))
+                            }
+                            _ => {
+                                let e0 = stop(&mut p, s);
+                                let t1 = p.w(e0 + 1 + x, a0, l as u32);
+                                (t1, e0, start(&mut p, t1 + 1 + y))
+                            }
+                        };
+                        let t2 = p.w(e1 + 1 + z, a0 + 4, 1);
+                        p.r64(t2 + 1, a0);
+                        p.r64(t2 + 5, a0);
+                        let reads = bench.run(d, &p, t2 + 8, &no_lanes(cfg));
+                        let counted =
+                            |t: u64| (t1 + 1..=t).filter(|&e| !(e0 < e && e <= e1)).count() as u64;
+                        let what = format!(
+                            "config `{name}`, mode {mode}: low {l:#x} at edge {t1}, stopped in \
+                             ({e0}, {e1}], high 1 at {t2}"
+                        );
+                        for t in [t2 + 1, t2 + 5] {
+                            assert_eq!(
+                                Bench::read64(&reads, t),
+                                ((1 << 32 | l) + counted(t)) & mask,
+                                "{what}: value after edge {t}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    bench.check(&format!("config `{name}`"));
+}
+
+/// H + c wrapping, and an overflow of the intermediate value. Counter 0 counts cycles (INTEN,
+/// IRQEN set) at all-ones:0x10 (high part all ones); low word 2^32 - 2 at t1: the carry at t1 + 2
+/// wraps the intermediate value (a real overflow: OVS and irq at t1 + 2); high word H at t2 =
+/// t1 + 4 with c = 1. H = 5: value (6:...) and no overflow at t2; H = all ones: H + c = 2^K, a
+/// second overflow at t2 (OVS, irq). The value is (H:2^32-2) + (t - t1) mod 2^W either way.
+#[test]
+fn h_plus_c_wrapping_overflows_at_the_high_write() {
+    on_every_backend(wide_configs(), case_wrap);
+}
+
+fn case_wrap(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let mask = cfg.counter_mask();
+    let kmask = mask >> 32;
+    let a0 = r.cnt(0);
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(0, 0)], 1, 1);
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let l2 = log.clone();
+    let oracle = bench.oracle.clone();
+    d.observer = Some(Box::new(move |c, inp, out| {
+        if out.irq {
+            l2.borrow_mut().push(c);
+        }
+        oracle.borrow_mut().observe(c, inp, out)
+    }));
+    for h in [5, kmask] {
+        let s = d.cycle;
+        let mut p = Prog::default();
+        p.w(s, a0, 0x10);
+        p.w(s + 2, a0 + 4, kmask as u32);
+        p.w(s + 4, r.a(RegId::OvsClr0), 1);
+        let t1 = p.w(s + 6, a0, 0xFFFF_FFFE);
+        let t2 = p.w(t1 + 3, a0 + 4, h as u32);
+        p.r64(t2 + 1, a0);
+        p.r(t2 + 5, r.a(RegId::OvsSet0));
+        log.borrow_mut().clear();
+        let reads = bench.run(d, &p, t2 + 7, &no_lanes(cfg));
+        let what = format!("config `{name}`: old high all ones, low at {t1}, high {h:#x} at {t2}");
+        assert_eq!(
+            Bench::read64(&reads, t2 + 1),
+            (h << 32 | 0xFFFF_FFFE).wrapping_add(t2 + 1 - t1) & mask,
+            "{what}"
+        );
+        assert_eq!(word(&reads, t2 + 5), 1, "{what}: OVS");
+        let want = if h == kmask {
+            vec![t1 + 2, t2]
+        } else {
+            vec![t1 + 2]
+        };
+        assert_eq!(
+            overflow_edges(&bench, 0, t1, t2 + 5),
+            want,
+            "{what}: overflows"
+        );
+        let pulses: Vec<u64> = want.iter().map(|o| o + 1).collect();
+        assert_eq!(*log.borrow(), pulses, "{what}: irq pulses");
+    }
+    bench.check(&format!("config `{name}`"));
+}
+
+/// PSTRB on the paired high write: bytes whose strobe is 0 take B's. Counter 0 counts cycles at
+/// B:0x100 (B = 0xA5C3_5A3C within K bits); low word 2^32 - 2 at t1, high word 0x1234_5678 with
+/// each strobe 0..=15 at t2 = t1 + 4 (a carry between): the value is (H:2^32-2) + (t - t1), H =
+/// the merge of B and the data. Then partial strobes on the low write (bytes of the low word in
+/// cycle t1 kept) with a full high write of 3.
+#[test]
+fn partial_strobes_take_the_base_bytes() {
+    on_every_backend(wide_configs(), case_strobes);
+}
+
+fn case_strobes(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let mask = cfg.counter_mask();
+    let kmask = mask >> 32;
+    let a0 = r.cnt(0);
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(0, 0)], 1, 0);
+    let bpat = 0xA5C3_5A3C & kmask;
+    for strb in 0..16u8 {
+        let s = d.cycle;
+        let mut p = Prog::default();
+        p.w(s, a0, 0x100);
+        p.w(s + 2, a0 + 4, bpat as u32);
+        let t1 = p.w(s + 4, a0, 0xFFFF_FFFE);
+        let t2 = p.ws(t1 + 3, a0 + 4, 0x1234_5678, strb, S);
+        p.r64(t2 + 1, a0);
+        let reads = bench.run(d, &p, t2 + 4, &no_lanes(cfg));
+        let h = merge(bpat as u32, 0x1234_5678, strb) as u64 & kmask;
+        assert_eq!(
+            Bench::read64(&reads, t2 + 1),
+            ((h << 32 | 0xFFFF_FFFE) + (t2 + 1 - t1)) & mask,
+            "config `{name}`: B = {bpat:#x}, high 0x12345678 with PSTRB {strb:#06b} at {t2}"
+        );
+    }
+    for strb in [0b0001u8, 0b0110, 0b1000] {
+        let s = d.cycle;
+        let mut p = Prog::default();
+        let t0 = p.w(s, a0, 0x100);
+        p.w(s + 2, a0 + 4, 0);
+        let t1 = p.ws(s + 4, a0, 0xFFFF_FFFE, strb, S);
+        let t2 = p.w(t1 + 3, a0 + 4, 3);
+        p.r64(t2 + 1, a0);
+        let reads = bench.run(d, &p, t2 + 4, &no_lanes(cfg));
+        let low_t1 = 0x100 + (t1 - 1 - t0);
+        let l = merge(low_t1 as u32, 0xFFFF_FFFE, strb) as u64;
+        assert_eq!(
+            Bench::read64(&reads, t2 + 1),
+            (3 << 32 | l) + (t2 + 1 - t1),
+            "config `{name}`: low 0xFFFFFFFE with PSTRB {strb:#06b} at {t1} (low word {low_t1:#x})"
+        );
+    }
+    bench.check(&format!("config `{name}`"));
+}
+
+/// The atomic 64-bit read still works. Counter 0 counts cycles, written 2:2^32-4 (pair, gap 0:
+/// the carry is at t1 + 4): a 64-bit read with its low word set up in each cycle s around the
+/// carry returns the value after edge s. A 64-bit read between the halves of a pair returns the
+/// intermediate value and leaves the pair open. A low read, another transfer, then a high read
+/// returns the live high word (the snapshot ended).
+#[test]
+fn atomic_64_bit_reads_still_work() {
+    on_every_backend(wide_configs(), case_atomic_reads);
+}
+
+fn case_atomic_reads(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let a0 = r.cnt(0);
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(0, 0)], 1, 0);
+    let v = 2u64 << 32 | ((1 << 32) - 4);
+    for j in 0..6 {
+        let s = d.cycle;
+        let mut p = Prog::default();
+        let t1 = p.w(s, a0, v as u32);
+        let t2 = p.w(t1 + 1, a0 + 4, 2);
+        let x = t2 + 1 + j;
+        p.r64(x, a0);
+        let reads = bench.run(d, &p, x + 3, &no_lanes(cfg));
+        assert_eq!(
+            Bench::read64(&reads, x),
+            v + (x - t1),
+            "config `{name}`: 64-bit read set up in {x}, carry at edge {}",
+            t1 + 4
+        );
+    }
+    // Between the halves; the old value is 2:2^32-4 + (t - t1) (last case above).
+    let s = d.cycle;
+    let mut p = Prog::default();
+    let t0 = p.w(s, a0, 0xFFFF_FFF0);
+    p.w(s + 2, a0 + 4, 3);
+    let t1 = p.w(s + 4, a0, 0xFFFF_FFFE);
+    p.r64(t1 + 1, a0);
+    p.r64(t1 + 5, a0);
+    let t2 = p.w(t1 + 9, a0 + 4, 4);
+    p.r64(t2 + 1, a0);
+    // Snapshot ended by another transfer: low read before the carry, high read after it.
+    let t3 = p.w(t2 + 5, a0, 0xFFFF_FFFD);
+    p.r(t3 + 1, a0);
+    p.w(t3 + 3, r.a(RegId::OvsClr0), 0);
+    p.r(t3 + 5, a0 + 4);
+    let reads = bench.run(d, &p, t3 + 7, &no_lanes(cfg));
+    let what = format!("config `{name}`: low at {t1}, reads, high at {t2}");
+    let b = (3u64 << 32 | 0xFFFF_FFF0) + (t1 - 1 - t0);
+    assert_eq!(b >> 32, 3, "no carry before t1");
+    for x in [t1 + 1, t1 + 5] {
+        assert_eq!(
+            Bench::read64(&reads, x),
+            (3 << 32 | 0xFFFF_FFFE) + (x - t1),
+            "{what}: the intermediate value after edge {x}"
+        );
+    }
+    assert_eq!(
+        Bench::read64(&reads, t2 + 1),
+        (4 << 32 | 0xFFFF_FFFE) + (t2 + 1 - t1),
+        "{what}: still paired"
+    );
+    assert_eq!(
+        word(&reads, t3 + 1),
+        0xFFFF_FFFE,
+        "low word after edge {}",
+        t3 + 1
+    );
+    assert_eq!(
+        word(&reads, t3 + 5),
+        6,
+        "the high read after another transfer is live: the low word 2^32 - 3 written at {t3} \
+         over the high part 5 carried at {} (the snapshot would give 5)",
+        t3 + 3
+    );
+    bench.check(&what);
+}
+
+/// Counters of 32 bits have no high word: EVCNTR1 sits where EVCNTR0's high word would be, so a
+/// writeq-like pair (2^32 - 2 to counter 0 at t1, 7 to counter 1 at t2) is two plain writes;
+/// counter 0 overflows for real at t1 + 2.
+#[test]
+fn thirty_two_bit_counters_have_no_pairs() {
+    on_every_backend(vec![named_config("small")], case_thirty_two);
+}
+
+fn case_thirty_two(name: &str, cfg: &PmcgConfig, d: &mut D) {
+    let r = Regs::new(cfg);
+    let (a0, a1) = (r.cnt(0), r.cnt(1));
+    assert_eq!(a1, a0 + 4);
+    let bench = attach(cfg, d);
+    setup(&r, d, &[(0, 0), (1, 0)], 0b11, 0);
+    let s = d.cycle;
+    let mut p = Prog::default();
+    let t1 = p.w(s, a0, 0xFFFF_FFFE);
+    let t2 = p.w(t1 + 1, a1, 7);
+    p.r(t2 + 1, a0);
+    p.r(t2 + 3, a1);
+    p.r(t2 + 5, r.a(RegId::OvsSet0));
+    let reads = bench.run(d, &p, t2 + 7, &no_lanes(cfg));
+    let what = format!("config `{name}`");
+    assert_eq!(
+        word(&reads, t2 + 1) as u64,
+        (0xFFFF_FFFE + (t2 + 1 - t1)) & LO,
+        "{what}"
+    );
+    assert_eq!(word(&reads, t2 + 3) as u64, 7 + (t2 + 3 - t2), "{what}");
+    assert_eq!(word(&reads, t2 + 5), 1, "{what}: counter 0 overflowed");
+    assert_eq!(
+        overflow_edges(&bench, 0, t1, t2 + 7),
+        vec![t1 + 2],
+        "{what}"
+    );
+    bench.check(&what);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. The oracle itself
+// ---------------------------------------------------------------------------------------------
+
+/// Every case on every configuration with the oracle as the backend: the oracle's mechanical
+/// rule (B, H, c, rebase, overflow) gives every closed-form value the cases assert. And the
+/// cases fail on a backend that drops the carries between the halves (the oracle with c = 0 as
+/// backend, checked by a correct oracle): the tests catch that fault.
+#[test]
+fn oracle_agrees_with_every_closed_form_and_catches_a_dropped_carry() {
+    let cases: [(&str, Case); 10] = [
+        ("cycle counter", case_cycle_counter),
+        ("lane counter", case_lane_counter),
+        ("low alone", case_low_alone),
+        ("high alone", case_high_alone),
+        ("other transfers", case_other_transfers),
+        ("other counter", case_other_counter),
+        ("reset between", case_reset_between),
+        ("enable changes", case_enable_changes),
+        ("wrap", case_wrap),
+        ("strobes", case_strobes),
+    ];
+    for (name, cfg) in wide_configs() {
+        for (_, case) in cases
+            .iter()
+            .chain([("atomic reads", case_atomic_reads as Case)].iter())
+        {
+            on_oracle(&name, &cfg, *case, false);
+        }
+    }
+    let (name, cfg) = named_config("small");
+    on_oracle(&name, &cfg, case_thirty_two, false);
+    // Planted fault: the backend ignores c. The cases with carries between the halves fail.
+    for (what, case) in [
+        ("cycle counter", case_cycle_counter as Case),
+        ("lane counter", case_lane_counter),
+        ("other transfers", case_other_transfers),
+        ("wrap", case_wrap),
+    ] {
+        for (name, cfg) in wide_configs() {
+            let r = std::panic::catch_unwind(|| on_oracle(&name, &cfg, case, true));
+            assert!(
+                r.is_err(),
+                "{what} on `{name}`: a dropped carry went unnoticed"
+            );
+        }
+    }
+}
+
+/// An overflow at the paired high write does everything an overflow does (docs/behaviour.md:
+/// "Overflow at t2 ... with everything an overflow does"): on `3x44 global` (MSI and capture),
+/// counter 0 counts cycles with INTEN, IRQEN, an MSI target and EVTYPER0.OVFCAP; low word
+/// 2^32 - 2 at t1 (high part 0), high word all ones at t2 = t1 + 4: the carry at t1 + 2 makes
+/// c = 1 and H + c = 2^K, so at t2 OVS is set, irq and OVF_EXPORT pulse in cycle t2 + 1, the MSI's
+/// AWVALID rises in cycle t2 + 1, and SVR0 captures the counter's value after t2:
+/// (M - 1) + 4 mod 2^44 = 2. Nothing overflows between the halves.
+#[test]
+fn an_overflow_at_the_high_write_interrupts_sends_an_msi_and_captures() {
+    let (name, cfg) = named_config("3x44 global");
+    assert!(cfg.msi && cfg.capture && cfg.counter_bits == 44);
+    let p = common::pmcg::Pmcg::new(&name, &cfg);
+    let mask = cfg.counter_mask();
+    for_each_backend(&cfg, |d| {
+        p.set_event(d, 0, 0, true);
+        p.write_bits(d, RegId::IntenSet0, 1);
+        p.set_msi(d, 0x1234_5670, 0xCAFE_0001, 0);
+        p.irqen(d, true);
+        p.write_bits(d, RegId::CntenSet0, 1);
+        p.start(d);
+        d.idle(3);
+        let log = common::pmcg::record(d);
+        let a = p.addr(RegId::Evcntr(0));
+        d.apb_write(a, 0xFFFF_FFFE, S);
+        let t1 = d.cycle - 1;
+        d.idle(2);
+        d.apb_write(a + 4, (mask >> 32) as u32, S);
+        let t2 = d.cycle - 1;
+        assert_eq!(t2, t1 + 4);
+        d.idle(6);
+        let l = log.borrow();
+        let what = format!("config `{name}`: low at {t1}, high all ones at {t2}");
+        assert_eq!(l.irq, vec![t2 + 1], "{what}: irq");
+        assert_eq!(l.export, vec![(t2 + 1, 1)], "{what}: OVF_EXPORT");
+        assert_eq!(l.msi_starts, vec![t2 + 1], "{what}: MSI AWVALID/WVALID");
+        drop(l);
+        assert_eq!(d.msi.completed.len(), 1, "{what}: one MSI");
+        assert_eq!(p.ovs(d), 1, "{what}: OVS");
+        assert_eq!(
+            p.svr(d, 0),
+            (mask - 1).wrapping_add(t2 - t1) & mask,
+            "{what}: SVR0 captured at {t2}"
+        );
+    });
+}
