@@ -285,12 +285,6 @@ impl Logic for BoardCore {
             self.bridge.bus_enable.val() & self.bridge.bus_write.val() & self.is_board.val();
         self.board_rd.next =
             self.bridge.bus_enable.val() & (!self.bridge.bus_write.val()) & self.is_board.val();
-        self.bridge.bus_ready.next = true;
-        self.bridge.bus_rdata.next = self.board_rdata.val();
-        if self.is_pmcg.val() {
-            self.bridge.bus_ready.next = self.pmcg.pready.val();
-            self.bridge.bus_rdata.next = self.pmcg.prdata.val();
-        }
         // PMCG side inputs.
         self.pmcg.capt_req.next = self.capt_req.q.val();
         self.sink.awvalid.next = self.pmcg.awvalid.val();
@@ -499,6 +493,13 @@ impl Logic for BoardCore {
                     self.board_rdata.next = self.lanes[l].busy_word.val();
                 }
             }
+        }
+        // The bus's answer: the PMCG's APB or the board block (ready at once).
+        self.bridge.bus_ready.next = true;
+        self.bridge.bus_rdata.next = self.board_rdata.val();
+        if self.is_pmcg.val() {
+            self.bridge.bus_ready.next = self.pmcg.pready.val();
+            self.bridge.bus_rdata.next = self.pmcg.prdata.val();
         }
         // Counters.
         self.cycles.d.next = self.cycles.q.val() + 1;
