@@ -78,6 +78,9 @@ pub enum BoardCommand {
         /// Exit after this many connections have closed (default: serve forever).
         #[arg(long)]
         connections: Option<u32>,
+        /// Also write the LiteX csr.csv of the served configuration here (for `litex_cli --csr-csv`).
+        #[arg(long)]
+        csr: Option<PathBuf>,
     },
 }
 
@@ -107,7 +110,8 @@ pub fn run(cmd: BoardCommand) -> CliResult {
             settings,
             listen,
             connections,
-        } => serve(sim, &settings, &listen, connections),
+            csr,
+        } => serve(sim, &settings, &listen, connections, csr.as_deref()),
     }
 }
 
@@ -707,8 +711,13 @@ fn serve(
     settings: &[String],
     listen: &str,
     connections: Option<u32>,
+    csr: Option<&Path>,
 ) -> CliResult {
     let cfg = board_or_settings(settings)?;
+    if let Some(p) = csr {
+        std::fs::write(p, pmcg_fpga::top::csr_csv(&cfg))
+            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
     let mut uart = sim_uart(&cfg, sim)?;
     let listener = std::net::TcpListener::bind(listen)
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
