@@ -180,12 +180,22 @@ fn program(bin: &Path) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A simulated board of `cfg` behind the simulated UART.
+/// Bridge timeout of the served board: a TCP client's bytes arrive in bursts with wall-clock gaps
+/// (Nagle, scheduling) while the simulated clock runs, so the few-bit-times timeout of
+/// `BoardParams::sim` would cut commands; 2^20 clocks is about 10 s of idle serving.
+pub const SERVE_TIMEOUT_CLOCKS: u32 = 1 << 20;
+
+/// A simulated board of `cfg` behind the simulated UART (`timeout_clocks`: the bridge timeout
+/// instead of the simulation default).
 pub fn sim_uart(
     cfg: &PmcgConfig,
     backend: SimBackend,
+    timeout_clocks: Option<u32>,
 ) -> Result<SimUart, Box<dyn std::error::Error>> {
-    let params = BoardParams::sim(SIM_CLOCKS_PER_BIT);
+    let mut params = BoardParams::sim(SIM_CLOCKS_PER_BIT);
+    if let Some(t) = timeout_clocks {
+        params.timeout_clocks = t;
+    }
     let board: Box<dyn BoardSim> = match backend {
         SimBackend::Native => Box::new(NativeBoard::new(cfg, &params)?),
         SimBackend::Verilator => Box::new(VerilatorBoard::new(
@@ -264,7 +274,7 @@ fn run_script(
             BoardRunner::new(BridgeClient::new(t), &script.config, trace).run(&script, true)?
         }
         (None, Some(b)) => {
-            let t = sim_uart(&script.config, b)?;
+            let t = sim_uart(&script.config, b, None)?;
             BoardRunner::new(BridgeClient::new(t), &script.config, trace).run(&script, false)?
         }
         (None, None) => return Err("give --port DEV or --sim native|verilator".into()),
@@ -718,7 +728,7 @@ fn serve(
         std::fs::write(p, pmcg_fpga::top::csr_csv(&cfg))
             .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
     }
-    let mut uart = sim_uart(&cfg, sim)?;
+    let mut uart = sim_uart(&cfg, sim, Some(SERVE_TIMEOUT_CLOCKS))?;
     let listener = std::net::TcpListener::bind(listen)
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     println!(
@@ -749,8 +759,10 @@ fn serve(
                     }
                 }
             }
+            // Full speed while bytes are in flight; about 100k clocks a second when idle, so
+            // that the traffic generator and MSIs progress and the timeout stays ~10 s.
             let busy = uart.sending();
-            for _ in 0..if busy { 2000 } else { 200 } {
+            for _ in 0..if busy { 2000 } else { 50 } {
                 uart.cycle();
             }
             let out = uart.take_received();
@@ -762,7 +774,7 @@ fn serve(
                 sock.set_nonblocking(true)?;
             }
             if !busy && out.is_empty() {
-                std::thread::sleep(Duration::from_micros(200));
+                std::thread::sleep(Duration::from_micros(500));
             }
         }
         served += 1;

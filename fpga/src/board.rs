@@ -3,7 +3,7 @@
 //! generator), reset and LEDs. One clock; the FPGA top ([`crate::top`]) adds the PLL and pins.
 //!
 //! ```text
-//!  uart_rx ─► UartRx ─► UartBridge ─► bus ─┬─ addr < BOARD_BASE ─► APB ─► PmcgCore ─► irq ─► IRQ_COUNT, LED
+//!  uart_rx ─► UartRx ─► FIFO ─► UartBridge ─► bus ─┬─ addr < BOARD_BASE ─► APB ─► PmcgCore ─► irq ─► IRQ_COUNT, LED
 //!  uart_tx ◄─ UartTx ◄──────┘              └─ board block: ID/info, CTRL/STATUS, counts,
 //!                                              MSI sink regs, lane regs ─► TrafficLane × lanes ─► PMCG lanes
 //!  PmcgCore MSI master (AXI4-Lite) ─► MsiSink ─► FIFO (read over the bridge)
@@ -20,6 +20,8 @@ use crate::uart::{UartRx, UartTx};
 use pmcg_hdl::config::{PmcgConfig, SidFilterType};
 use pmcg_hdl::top::PmcgCore;
 use rust_hdl::prelude::*;
+
+declare_sync_fifo!(UartRxFifo, Bits<8>, 256, 1);
 
 /// Build-time parameters of the board logic.
 #[derive(Clone, Debug)]
@@ -96,6 +98,9 @@ pub struct BoardCore {
     pub leds: Signal<Out, Bits<8>>,
     pmcg: PmcgCore,
     rx: UartRx,
+    /// Bytes received while the bridge is busy (a host may send its next command while the
+    /// answer to the previous one is still being sent).
+    rx_fifo: UartRxFifo,
     tx: UartTx,
     bridge: UartBridge,
     sink: MsiSink,
@@ -166,6 +171,7 @@ impl BoardCore {
             leds: Default::default(),
             pmcg: PmcgCore::new(cfg)?,
             rx: UartRx::new(params.clocks_per_bit),
+            rx_fifo: Default::default(),
             tx: UartTx::new(params.clocks_per_bit),
             bridge: UartBridge::new(params.timeout_clocks),
             sink: Default::default(),
@@ -244,7 +250,7 @@ impl Logic for BoardCore {
             led_ovf,
             led_rx
         );
-        clock!(self, clk, rx, tx, bridge, sink);
+        clock!(self, clk, rx, rx_fifo, tx, bridge, sink);
         self.pmcg.pclk.next = self.clk.val();
         // Reset: 15 cycles after configuration, and while the button is held.
         self.btn1.d.next = !self.rst_n.val();
@@ -260,8 +266,11 @@ impl Logic for BoardCore {
         self.pmcg.presetn.next = !(self.rst.q.val() | self.pmcg_rst.q.val());
         // UART and bridge.
         self.rx.rx.next = self.uart_rx.val();
-        self.bridge.rx_valid.next = self.rx.valid.val();
-        self.bridge.rx_data.next = self.rx.data.val();
+        self.rx_fifo.write.next = self.rx.valid.val();
+        self.rx_fifo.data_in.next = self.rx.data.val();
+        self.bridge.rx_valid.next = !self.rx_fifo.empty.val();
+        self.bridge.rx_data.next = self.rx_fifo.data_out.val();
+        self.rx_fifo.read.next = self.bridge.rx_take.val();
         self.bridge.tx_ready.next = self.tx.ready.val();
         self.tx.start.next = self.bridge.tx_start.val();
         self.tx.data.next = self.bridge.tx_data.val();
@@ -496,7 +505,11 @@ impl Logic for BoardCore {
         }
         // The bus's answer: the PMCG's APB or the board block (ready at once).
         self.bridge.bus_ready.next = true;
-        self.bridge.bus_rdata.next = self.board_rdata.val();
+        // Unmapped addresses read 0.
+        self.bridge.bus_rdata.next = 0.into();
+        if self.is_board.val() {
+            self.bridge.bus_rdata.next = self.board_rdata.val();
+        }
         if self.is_pmcg.val() {
             self.bridge.bus_ready.next = self.pmcg.pready.val();
             self.bridge.bus_rdata.next = self.pmcg.prdata.val();

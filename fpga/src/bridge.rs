@@ -32,9 +32,10 @@ pub enum BridgeState {
 pub struct UartBridge {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
-    /// Received bytes (one-cycle `rx_valid` pulses).
+    /// Received bytes: the head of the receive FIFO (`rx_valid`: not empty); `rx_take` pops it.
     pub rx_valid: Signal<In, Bit>,
     pub rx_data: Signal<In, Bits<8>>,
+    pub rx_take: Signal<Out, Bit>,
     /// Transmitter handshake.
     pub tx_ready: Signal<In, Bit>,
     pub tx_start: Signal<Out, Bit>,
@@ -75,6 +76,7 @@ impl UartBridge {
             rst: Default::default(),
             rx_valid: Default::default(),
             rx_data: Default::default(),
+            rx_take: Default::default(),
             tx_ready: Default::default(),
             tx_start: Default::default(),
             tx_data: Default::default(),
@@ -119,9 +121,11 @@ impl Logic for UartBridge {
             idle_timer,
             timed_out_q
         );
-        self.is_write.next = !self.cmd.q.val().get_bit(1);
-        self.incr.next = !self.cmd.q.val().get_bit(2);
+        // 1 and 3 write, 2 and 4 read; 1 and 2 increment the address.
+        self.is_write.next = self.cmd.q.val().get_bit(0);
+        self.incr.next = (self.cmd.q.val() == 1) | (self.cmd.q.val() == 2);
         self.tx_start.next = false;
+        self.rx_take.next = false;
         self.tx_data.next = self.data.q.val().get_bits::<8>(24);
         self.bus_sel.next = false;
         self.bus_enable.next = false;
@@ -134,6 +138,7 @@ impl Logic for UartBridge {
         match self.state.q.val() {
             BridgeState::Cmd => {
                 if self.rx_valid.val() {
+                    self.rx_take.next = true;
                     // Commands 1-4; any other byte is dropped.
                     if (self.rx_data.val() != 0) & (self.rx_data.val() < 5) {
                         self.cmd.d.next = self.rx_data.val().get_bits::<3>(0);
@@ -144,6 +149,7 @@ impl Logic for UartBridge {
             BridgeState::Len => {
                 self.idle_timer.d.next = self.idle_timer.q.val() + 1;
                 if self.rx_valid.val() {
+                    self.rx_take.next = true;
                     self.idle_timer.d.next = 0.into();
                     self.words_left.d.next = self.rx_data.val();
                     self.byte_index.d.next = 0.into();
@@ -153,6 +159,7 @@ impl Logic for UartBridge {
             BridgeState::Addr => {
                 self.idle_timer.d.next = self.idle_timer.q.val() + 1;
                 if self.rx_valid.val() {
+                    self.rx_take.next = true;
                     self.idle_timer.d.next = 0.into();
                     self.word_addr.d.next =
                         (self.word_addr.q.val() << 8) | bit_cast::<32, 8>(self.rx_data.val());
@@ -171,6 +178,7 @@ impl Logic for UartBridge {
             BridgeState::WData => {
                 self.idle_timer.d.next = self.idle_timer.q.val() + 1;
                 if self.rx_valid.val() {
+                    self.rx_take.next = true;
                     self.idle_timer.d.next = 0.into();
                     self.data.d.next =
                         (self.data.q.val() << 8) | bit_cast::<32, 8>(self.rx_data.val());
