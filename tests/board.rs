@@ -44,7 +44,15 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn small() -> PmcgConfig {
-    PmcgConfig::parse_kv(["counters=4", "counter_bits=32", "sid_bits=8", "pa_bits=40"]).unwrap()
+    // The configuration of tests/scripts/msi-*.pmcg and capture-*.pmcg: one Verilator build.
+    PmcgConfig::parse_kv([
+        "counters=4",
+        "counter_bits=32",
+        "sid_bits=8",
+        "lanes=2",
+        "pa_bits=40",
+    ])
+    .unwrap()
 }
 
 /// The simulated board of `cfg` on the native simulation and, when Verilator is there (always
@@ -202,6 +210,49 @@ fn bridge_back_to_back_garbage_cut_commands_and_unmapped_reads() {
             0,
             "{name}: a cut word is not written"
         );
+    }
+}
+
+#[test]
+fn reset_button_and_leds() {
+    let cfg = small();
+    for uart in boards(&cfg) {
+        let name = uart.backend();
+        let mut b = BridgeClient::new(uart);
+        // LED 7 shows reset, LED 5 a received byte, LED 6 a command in progress.
+        assert_eq!(b.transport.leds & 0x80, 0, "{name}: out of reset");
+        b.write(map::MSI_RESP.addr(), 2).unwrap();
+        b.write(map::CTRL.addr(), map::CTRL_CAPT_REQ).unwrap();
+        b.transport.wait_clocks(1).unwrap(); // a write only queues its bytes: send them
+        assert_ne!(b.transport.leds & 0x20, 0, "{name}: UART LED after a byte");
+        b.transport.press_reset(8);
+        assert_ne!(
+            b.transport.leds & 0x80,
+            0,
+            "{name}: reset LED while the button is held"
+        );
+        b.transport.wait_clocks(8).unwrap();
+        assert_eq!(
+            b.transport.leds & 0x80,
+            0,
+            "{name}: reset LED after release"
+        );
+        // The button resets the board's registers to their documented values.
+        assert_eq!(b.read(map::MSI_RESP.addr()).unwrap(), 0, "{name}");
+        assert_eq!(b.read(map::CTRL.addr()).unwrap(), map::CTRL_NS, "{name}");
+        // LED 1 lights for the interrupt an overflow raises.
+        let m = RegisterMap::new(&cfg);
+        b.write(m.reg(RegId::Evcntr(0)).addr, 0xFFFF_FFF0).unwrap();
+        b.write(m.reg(RegId::IntenSet0).addr, 1).unwrap();
+        b.write(m.reg(RegId::IrqCtrl).addr, 1).unwrap();
+        b.write(m.reg(RegId::CntenSet0).addr, 1).unwrap(); // EVTYPER0 = 0: counts cycles
+        b.write(m.reg(RegId::Cr).addr, 1).unwrap();
+        assert_eq!(
+            b.read(map::IRQ_COUNT.addr()).unwrap(),
+            1,
+            "{name}: one overflow"
+        );
+        assert_ne!(b.transport.leds & 0x02, 0, "{name}: IRQ LED stretched");
     }
 }
 
@@ -467,7 +518,13 @@ fn litex_cli_reads_cfgr_and_a_counter_through_litex_server() {
                     "--csr",
                 ])
                 .arg(&csr)
-                .args(["counters=4", "counter_bits=32", "sid_bits=8", "pa_bits=40"])
+                .args([
+                    "counters=4",
+                    "counter_bits=32",
+                    "sid_bits=8",
+                    "lanes=2",
+                    "pa_bits=40",
+                ])
                 .spawn()
                 .unwrap(),
         );

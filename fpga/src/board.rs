@@ -53,7 +53,7 @@ impl BoardParams {
             clock_hz: crate::CLOCK_HZ,
             clocks_per_bit,
             timeout_clocks: 40 * clocks_per_bit,
-            stretch_clocks: 64,
+            stretch_clocks: 4096,
         }
     }
 }
