@@ -447,6 +447,28 @@ fn board_run_fails_notes_and_refuses_like_sim() {
     let o = board_run(mpam.to_str().unwrap(), "native");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("line 2:"), "{}", text(&o));
+    // A serial port that is not there: exit 2 naming it.
+    let o = bin()
+        .args([
+            "board",
+            "run",
+            "--script",
+            "tests/scripts/msi-overflow.pmcg",
+            "--port",
+            "/dev/no-such-tty",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("/dev/no-such-tty"), "{}", text(&o));
+    // A page 1 inside the board block is refused before any tool runs, naming the key.
+    let o = bin()
+        .args(["board", "build", "page1_offset=0x100000", "--out"])
+        .arg(dir.join("build"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("page1_offset"), "{}", text(&o));
     // A malformed script: exit 2 naming the line, as `sim`.
     let o = board_run("tests/scripts/bad-syntax.pmcg", "native");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
@@ -506,29 +528,36 @@ fn litex_cli_reads_cfgr_and_a_counter_through_litex_server() {
     let cfgr = RegisterMap::new(&cfg).reg(RegId::Cfgr).reset();
     for backend in backend_names() {
         let uart_port = free_port();
-        let _serve = Child(
-            bin()
-                .args([
-                    "board",
-                    "serve",
-                    "--sim",
-                    backend,
-                    "--listen",
-                    &format!("127.0.0.1:{uart_port}"),
-                    "--csr",
-                ])
-                .arg(&csr)
-                .args([
-                    "counters=4",
-                    "counter_bits=32",
-                    "sid_bits=8",
-                    "lanes=2",
-                    "pa_bits=40",
-                ])
-                .spawn()
-                .unwrap(),
-        );
-        wait_port(uart_port);
+        let mut serve = bin()
+            .args([
+                "board",
+                "serve",
+                "--sim",
+                backend,
+                "--listen",
+                &format!("127.0.0.1:{uart_port}"),
+                "--csr",
+            ])
+            .arg(&csr)
+            .args([
+                "counters=4",
+                "counter_bits=32",
+                "sid_bits=8",
+                "lanes=2",
+                "pa_bits=40",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // It prints "serving ..." once it listens (after building the Verilator model).
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(serve.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        assert!(line.starts_with("serving"), "{backend}: {line}");
+        let _serve = Child(serve);
         let bind = free_port();
         let _server = Child(
             Command::new(&server)
