@@ -427,6 +427,9 @@ impl<T: Transport> BoardRunner<T> {
             got.2,
             clock
         );
+        if got == want {
+            println!("board configuration: {}", self.cfg.summary());
+        }
         if got != want {
             let msg = format!(
                 "the board's configuration (CONFIG0 0x{:08x} CONFIG1 0x{:08x} build hash 0x{:08x}) differs from the script's `{}` (0x{w0:08x} 0x{w1:08x} 0x{:08x})",

@@ -379,3 +379,48 @@ pub fn build(cfg: &PmcgConfig, out: &Path, seed: Option<u32>) -> Result<BuildRep
     }
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pll_makes_the_board_clock_within_the_ice40_limits() {
+        // iCE40 sysCLOCK PLL (Lattice TN1251): PFD 10-133 MHz, VCO 533-1066 MHz.
+        let (divr, divf, divq, _) = PLL;
+        let pfd = 100e6 / (divr + 1) as f64;
+        let vco = pfd * (divf + 1) as f64;
+        let out = vco / (1u32 << divq) as f64;
+        assert!((10e6..=133e6).contains(&pfd), "PFD {pfd}");
+        assert!((533e6..=1066e6).contains(&vco), "VCO {vco}");
+        assert_eq!(out, crate::CLOCK_HZ as f64);
+    }
+
+    #[test]
+    fn pcf_and_csr_csv() {
+        let pcf = pcf();
+        for (port, pin) in [
+            ("clk100", "P7"),
+            ("rst_n", "P8"),
+            ("usb_rx", "P14"),
+            ("usb_tx", "M9"),
+        ] {
+            assert!(pcf.contains(&format!("set_io {port} {pin}\n")), "{port}");
+        }
+        assert!(pcf.contains("set_io led[7] N14\n"));
+        let cfg = board_config();
+        let csv = csr_csv(&cfg);
+        // litex_cli's CSRBuilder needs these, and 5 fields on every line.
+        assert!(csv.contains("constant,config_csr_data_width,32,,\n"));
+        assert!(csv.contains("constant,config_bus_address_width,32,,\n"));
+        assert!(csv.contains("csr_register,pmcg_cfgr,0x00000e00,32,ro\n"));
+        assert!(csv.contains("csr_register,pmcg_cr,0x00000e04,32,rw\n"));
+        assert!(csv.contains(&format!(
+            "csr_register,board_id,0x{:08x},32,ro\n",
+            map::BOARD_BASE
+        )));
+        for l in csv.lines().filter(|l| !l.starts_with('#')) {
+            assert_eq!(l.split(',').count(), 5, "{l}");
+        }
+    }
+}
