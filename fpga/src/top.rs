@@ -37,7 +37,7 @@ pub const LED_PINS: [&str; 8] = ["J11", "K11", "K12", "K14", "L12", "L14", "M12"
 
 /// The board's PMCG configuration: the largest full-feature one that fits with the board logic
 /// and meets timing at [`crate::CLOCK_HZ`] (README "Board").
-pub const BOARD_CONFIG: &[&str] = &["counters=8", "counter_bits=32"];
+pub const BOARD_CONFIG: &[&str] = &["counters=12", "counter_bits=32"];
 
 pub fn board_config() -> PmcgConfig {
     PmcgConfig::parse_kv(BOARD_CONFIG.iter().copied()).expect("the board configuration is valid")
