@@ -256,6 +256,72 @@ fn reset_button_and_leds() {
     }
 }
 
+#[test]
+fn msi_sink_records_address_data_awprot_and_answers_slverr() {
+    let cfg = small();
+    let m = RegisterMap::new(&cfg);
+    let scr = m.reg(RegId::Scr);
+    let field_reset = |n: &str| scr.field(n).map(|f| f.reset).unwrap_or(0);
+    // docs/behaviour.md: AWPROT = {0 (data), NS, 1 (privileged)}, NS = SCR.NSMSI | SCR.NSRA.
+    let ns = (field_reset("NSMSI") | field_reset("NSRA")) as u32 & 1;
+    let prot = 0b001 | ns << 1;
+    let abt = m.field_mask(RegId::IrqStatus, "IRQ_ABT") as u32;
+    for uart in boards(&cfg) {
+        let name = uart.backend();
+        let mut b = BridgeClient::new(uart);
+        // Counter 0 counts cycles from max - 0x40: it overflows within one bridge access.
+        let overflow = |b: &mut BridgeClient<SimUart>| {
+            b.write(m.reg(RegId::Cr).addr, 0).unwrap();
+            b.write(m.reg(RegId::Evcntr(0)).addr, 0xFFFF_FFC0).unwrap();
+            b.write(m.reg(RegId::Cr).addr, 1).unwrap();
+            b.transport.wait_clocks(200).unwrap();
+        };
+        b.write(m.reg(RegId::IrqCfg0).addr, 0x3456_7890).unwrap();
+        b.write(m.reg(RegId::IrqCfg0).addr + 4, 0xAB).unwrap();
+        b.write(m.reg(RegId::IrqCfg1).addr, 0xC0FF_EE01).unwrap();
+        b.write(m.reg(RegId::IntenSet0).addr, 1).unwrap();
+        b.write(m.reg(RegId::CntenSet0).addr, 1).unwrap();
+        b.write(m.reg(RegId::IrqCtrl).addr, 1).unwrap();
+        // Slow handshakes and SLVERR: the MSI completes, the PMCG sets IRQ_ABT.
+        b.write(map::MSI_AW_DELAY.addr(), 9).unwrap();
+        b.write(map::MSI_W_DELAY.addr(), 3).unwrap();
+        b.write(map::MSI_B_DELAY.addr(), 17).unwrap();
+        b.write(map::MSI_RESP.addr(), 2).unwrap();
+        overflow(&mut b);
+        assert_eq!(b.read(map::MSI_COUNT.addr()).unwrap(), 1, "{name}");
+        assert_eq!(b.read(map::MSI_LEVEL.addr()).unwrap(), 1, "{name}");
+        let head = b.read_burst(map::MSI_ADDR_LO.addr(), 3).unwrap();
+        assert_eq!(
+            head,
+            vec![0x3456_7890, 0xAB | prot << 28, 0xC0FF_EE01],
+            "{name}: address, AWPROT, data"
+        );
+        assert_ne!(
+            b.read(m.reg(RegId::IrqStatus).addr).unwrap() & abt,
+            0,
+            "{name}: IRQ_ABT"
+        );
+        b.write(map::MSI_POP.addr(), 1).unwrap();
+        assert_eq!(b.read(map::MSI_LEVEL.addr()).unwrap(), 0, "{name}: popped");
+        // DECERR is an abort too; OKAY is not (IRQ_ABT clears when IRQ_CTRLACK goes 0 -> 1).
+        for (resp, aborts) in [(3, true), (0, false)] {
+            b.write(map::MSI_RESP.addr(), resp).unwrap();
+            b.write(m.reg(RegId::IrqCtrl).addr, 0).unwrap();
+            b.write(m.reg(RegId::IrqCtrl).addr, 1).unwrap();
+            assert_eq!(
+                b.read(m.reg(RegId::IrqStatus).addr).unwrap() & abt,
+                0,
+                "{name}"
+            );
+            overflow(&mut b);
+            let st = b.read(m.reg(RegId::IrqStatus).addr).unwrap() & abt;
+            assert_eq!(st != 0, aborts, "{name}: BRESP {resp}");
+        }
+        assert_eq!(b.read(map::MSI_COUNT.addr()).unwrap(), 3, "{name}");
+        assert_eq!(b.read(map::MSI_LEVEL.addr()).unwrap(), 2, "{name}");
+    }
+}
+
 /// The Galois LFSR of the traffic generator's documentation (fpga/src/traffic.rs), written out
 /// independently of the hardware.
 fn lfsr(x: u32) -> u32 {
