@@ -9,6 +9,7 @@
 //!   smmu-pmcg timing               counter-path latencies in cycles -> docs/timing.md + .svg
 //! ```
 
+mod board;
 mod demo;
 mod output;
 mod synth;
@@ -114,6 +115,11 @@ enum Command {
         #[arg(long, default_value = "docs/timing.svg")]
         svg: PathBuf,
     },
+    /// The FPGA prototype on the Alchitry Cu: build, program, run scripts, serve the simulated board.
+    Board {
+        #[command(subcommand)]
+        command: board::BoardCommand,
+    },
     /// The built-in demo (what `smmu-pmcg` with no command runs).
     Demo {
         /// Where the Verilog of the default configuration goes.
@@ -183,6 +189,7 @@ fn main() -> ExitCode {
             out,
             svg,
         } => timing(&settings, config.as_deref(), backend, &out, &svg),
+        Command::Board { command } => board::run(command),
         Command::Demo { out } => demo::run(&out),
     };
     match result {

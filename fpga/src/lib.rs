@@ -1,5 +1,21 @@
-//! Board tops for FPGA prototypes of the PMCG (Alchitry Cu, Lattice iCE40-HX8K).
+//! FPGA prototype of the PMCG on the Alchitry Cu (Lattice iCE40-HX8K-CB132, 100 MHz oscillator,
+//! FT2232H USB UART): board logic, pins and bitstream flow; no PMCG logic (that is `pmcg-hdl`).
 //!
-//! No board top yet (fpga/README.md): board tops hold pins and constraints only, never PMCG
-//! logic. The synthesis flow itself is `pmcg_synth::flow`, which measures the PMCG inside a
-//! three-pin resource harness.
+//! ```text
+//!   100 MHz ─► PLL (top.rs) ─► BoardCore (board.rs): UART ─► UartBridge ─► PMCG APB | board block
+//!                                                    traffic lanes ─► PMCG ─► MSI sink, IRQ count, LEDs
+//!   host (src/board.rs) ─ Transport (serial port | simulated UART over sim.rs) ─► bridge protocol
+//! ```
+
+pub mod board;
+pub mod bridge;
+pub mod host;
+pub mod map;
+pub mod msi_sink;
+pub mod sim;
+pub mod top;
+pub mod traffic;
+pub mod uart;
+
+/// The PMCG clock on the board, in Hz: 100 MHz through the iCE40 PLL (top.rs).
+pub const CLOCK_HZ: u32 = 40_000_000;
