@@ -68,6 +68,10 @@ enum Command {
         /// Name of the top module.
         #[arg(long, default_value = pmcg_synth::DEFAULT_TOP)]
         top: String,
+        /// Also write the integration collateral: <top>.rdl, .xml (IP-XACT), .svd, _regs.h,
+        /// _registers.md, .regs.json, .core (FuseSoC), .dts, _iort.asl.
+        #[arg(long)]
+        collateral: bool,
     },
     /// Synthesize for the iCE40-HX8K (Yosys + nextpnr-ice40 --hx8k --package cb132) and report
     /// logic cells, flip-flops, block RAMs and the achieved clock. Exits 1 when timing misses
@@ -145,7 +149,8 @@ fn main() -> ExitCode {
             config,
             out,
             top,
-        } => gen(&settings, config.as_deref(), &out, &top),
+            collateral,
+        } => gen(&settings, config.as_deref(), &out, &top, collateral),
         Command::Synth {
             settings,
             config,
@@ -260,7 +265,13 @@ fn config_from(
     Ok(PmcgConfig::parse_kv(items.iter().map(String::as_str))?)
 }
 
-fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> CliResult {
+fn gen(
+    settings: &[String],
+    config: Option<&Path>,
+    out: &Path,
+    top: &str,
+    collateral: bool,
+) -> CliResult {
     let cfg = config_from(settings, config)?;
     let path = write_verilog(&cfg, out, top)?;
     let summary = out.join(format!("{top}.json"));
@@ -272,6 +283,14 @@ fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> Cli
         summary.display(),
         cfg.summary()
     );
+    if collateral {
+        for (name, text) in pmcg_synth::collateral::generate(&cfg, top) {
+            let path = out.join(name);
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            println!("wrote {}", path.display());
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

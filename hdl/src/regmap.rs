@@ -28,6 +28,42 @@ pub enum Access {
     W1C,
 }
 
+impl Access {
+    /// The access type's name in the register reference (`RW`, `RO`, `WO`, `W1S`, `W1C`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Access::RW => "RW",
+            Access::RO => "RO",
+            Access::WO => "WO",
+            Access::W1S => "W1S",
+            Access::W1C => "W1C",
+        }
+    }
+}
+
+/// How the security state of an access restricts a whole register: the rest of the closed access
+/// vocabulary (RW, RO, W1S, W1C are per field in [`Access`]; bits in no field are RES0, RAZ/WI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restriction {
+    /// Writes are ignored while IRQ_CTRL.IRQEN or IRQ_CTRLACK.IRQEN is 1 (10.5.2.21-23).
+    Guarded,
+    /// Non-secure and Realm accesses are RAZ/WI (10.5.2.12, 10.5.2.28).
+    SecureOnly,
+    /// Only a Root access writes it; RO for the others (10.5.2.18).
+    RootOnly,
+}
+
+impl Restriction {
+    /// The restriction's name in the register reference and the generated files.
+    pub fn label(self) -> &'static str {
+        match self {
+            Restriction::Guarded => "Guarded",
+            Restriction::SecureOnly => "Secure-only",
+            Restriction::RootOnly => "Root-only",
+        }
+    }
+}
+
 /// Which register a [`Register`] is; arrays carry the counter index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RegId {
@@ -67,6 +103,151 @@ pub enum RegId {
     Pidr(u32),
     /// CIDR0-CIDR3.
     Cidr(u32),
+}
+
+impl RegId {
+    /// The spec section that defines the register (SMMUv3 chapter 10).
+    pub fn spec_section(self) -> &'static str {
+        use RegId::*;
+        match self {
+            Evcntr(_) => "10.5.2.1",
+            Evtyper(_) => "10.5.2.2",
+            Svr(_) => "10.5.2.3",
+            Smr(_) => "10.5.2.4",
+            CntenSet0 => "10.5.2.5",
+            CntenClr0 => "10.5.2.6",
+            IntenSet0 => "10.5.2.7",
+            IntenClr0 => "10.5.2.8",
+            OvsClr0 => "10.5.2.9",
+            OvsSet0 => "10.5.2.10",
+            Capr => "10.5.2.11",
+            Scr | ScrAlias => "10.5.2.12",
+            Cfgr => "10.5.2.13",
+            Cr => "10.5.2.14",
+            Iidr => "10.5.2.15",
+            Ceid0 => "10.5.2.16",
+            Ceid1 => "10.5.2.17",
+            Rootcr => "10.5.2.18",
+            IrqCtrl => "10.5.2.19",
+            IrqCtrlAck => "10.5.2.20",
+            IrqCfg0 => "10.5.2.21",
+            IrqCfg1 => "10.5.2.22",
+            IrqCfg2 => "10.5.2.23",
+            IrqStatus => "10.5.2.24",
+            Gmpam => "10.5.2.25",
+            Aidr => "10.5.2.26",
+            Mpamidr => "10.5.2.27",
+            SMpamidr => "10.5.2.28",
+            PmDevArch | PmDevType | Pidr(_) | Cidr(_) => "10.5.2.29",
+        }
+    }
+
+    /// A one-line description of the register.
+    pub fn description(self) -> &'static str {
+        use RegId::*;
+        match self {
+            Evcntr(_) => "Event counter: counts the event EVTYPERn selects",
+            Evtyper(_) => "Event type and filter controls of counter n",
+            Svr(_) => "Shadow value of counter n, written by a capture",
+            Smr(_) => "StreamID (or MPAM PARTID/PMG) filter match value of counter n",
+            CntenSet0 => "Counter enables: write 1 to enable",
+            CntenClr0 => "Counter enables: write 1 to disable",
+            IntenSet0 => "Overflow interrupt enables: write 1 to enable",
+            IntenClr0 => "Overflow interrupt enables: write 1 to disable",
+            OvsClr0 => "Overflow status: write 1 to clear",
+            OvsSet0 => "Overflow status: write 1 to set",
+            Capr => "Capture: write 1 to copy every counter to its SVR",
+            Scr => "Secure control: Secure observation and Non-secure access",
+            ScrAlias => "Alias of SCR (with Realm): the same storage",
+            Rootcr => "Root control: Realm and Root observation",
+            Cfgr => "Configuration: counters, size and features implemented",
+            Cr => "Global counter enable",
+            Iidr => "Implementation identification",
+            Ceid0 => "Common events implemented, IDs 0-63",
+            Ceid1 => "Common events implemented, IDs 64-127",
+            IrqCtrl => "Interrupt (wired and MSI) enable",
+            IrqCtrlAck => "Acknowledge of IRQ_CTRL: the enable in effect",
+            IrqCfg0 => "MSI target address",
+            IrqCfg1 => "MSI payload",
+            IrqCfg2 => "MSI memory attributes and shareability",
+            IrqStatus => "MSI status: an MSI write was aborted",
+            Gmpam => "MPAM PARTID and PMG of the MSIs",
+            Aidr => "Architecture version (SMMUv3.3)",
+            Mpamidr => "Non-secure MPAM PARTID and PMG limits",
+            SMpamidr => "Secure MPAM PARTID and PMG limits",
+            PmDevArch => "CoreSight device architecture",
+            PmDevType => "CoreSight device type",
+            Pidr(_) => "CoreSight peripheral identification",
+            Cidr(_) => "CoreSight component identification",
+        }
+    }
+
+    /// A one-line description of field `field` of this register ("" for an unknown name).
+    pub fn field_description(self, field: &str) -> &'static str {
+        use RegId::*;
+        match (self, field) {
+            (Evcntr(_), _) => "Counter value",
+            (Svr(_), _) => "Counter value at the last capture",
+            (Evtyper(_), "EVENT") => "Event ID counted",
+            (Evtyper(_), "FILTER_SID_SPAN") => "1: SMR is a StreamID span, 0: an exact StreamID",
+            (Evtyper(_), "FILTER_SEC_SID") => "Count Secure StreamIDs (with SCR.SO)",
+            (Evtyper(_), "FILTER_REALM_SID") => "Count Realm StreamIDs (with ROOTCR.RLO)",
+            (Evtyper(_), "FILTER_PARTID") => "Filter on MPAM PARTID",
+            (Evtyper(_), "FILTER_PMG") => "Filter on MPAM PMG",
+            (Evtyper(_), "FILTER_MPAM_SP") => "MPAM PARTID space the filter matches",
+            (Evtyper(_), "OVFCAP") => "An overflow of this counter captures every counter",
+            (Smr(_), "STREAMID") => "StreamID match value or span",
+            (Smr(_), "PARTID") => "PARTID match value (MPAM filter view)",
+            (Smr(_), "PMG") => "PMG match value (MPAM filter view)",
+            (CntenSet0 | CntenClr0, _) => "Counter n enabled",
+            (IntenSet0 | IntenClr0, _) => "Counter n overflow raises the interrupt",
+            (OvsClr0 | OvsSet0, _) => "Counter n overflowed",
+            (Capr, _) => "Write 1: capture",
+            (Scr | ScrAlias, "SO") => "Secure events observed",
+            (Scr | ScrAlias, "NSRA") => "Non-secure register access allowed",
+            (Scr | ScrAlias, "NSMSI") => "MSIs are Non-secure",
+            (Scr | ScrAlias, "NAO") => "Non-attributable events observed (Secure)",
+            (Scr | ScrAlias, "READS_AS_ONE") => "Reads as one",
+            (Rootcr, "RTO") => "Root events observed",
+            (Rootcr, "RLO") => "Realm events observed",
+            (Rootcr, "NAO") => "Non-attributable events observed (Root)",
+            (Rootcr, "SAO") => "Secure-state register access observed",
+            (Rootcr, "PMO") => "Performance monitoring observed",
+            (Rootcr, "ROOTCR_IMPL") => "ROOTCR implemented",
+            (Cfgr, "NCTR") => "Number of counters minus one",
+            (Cfgr, "SIZE") => "Counter size in bits minus one",
+            (Cfgr, "RELOC_CTRS") => "Counters are in page 1",
+            (Cfgr, "MSI") => "MSIs supported",
+            (Cfgr, "CAPTURE") => "Capture supported",
+            (Cfgr, "SID_FILTER_TYPE") => "1: one global filter (EVTYPER0/SMR0)",
+            (Cfgr, "MPAM") => "MSIs carry MPAM labels",
+            (Cfgr, "FILTER_PARTID_PMG") => "MPAM PARTID/PMG filtering supported",
+            (Cr, _) => "Global counter enable",
+            (Iidr, "Implementer") => "JEP106 code of the implementer",
+            (Iidr, "Revision") => "Revision",
+            (Iidr, "Variant") => "Variant",
+            (Iidr, "ProductID") => "Product",
+            (Ceid0 | Ceid1, _) => "Bit n: event n (or 64 + n) implemented",
+            (IrqCtrl, _) => "Interrupts enabled",
+            (IrqCtrlAck, _) => "IRQ_CTRL.IRQEN in effect",
+            (IrqCfg0, _) => "MSI address bits [pa_bits-1:2]",
+            (IrqCfg1, _) => "MSI data",
+            (IrqCfg2, "MEMATTR") => "MSI memory type",
+            (IrqCfg2, "SH") => "MSI shareability",
+            (IrqStatus, _) => "The last MSI write was aborted",
+            (Gmpam, "PO_PARTID") => "MSI PARTID",
+            (Gmpam, "PO_PMG") => "MSI PMG",
+            (Gmpam, "UPDATE") => "Update in progress (always 0 here)",
+            (Aidr, "ArchMinorRev") => "Minor revision",
+            (Aidr, "ArchMajorRev") => "Major revision",
+            (Mpamidr | SMpamidr, "PARTID_MAX") => "Largest PARTID",
+            (Mpamidr | SMpamidr, "PMG_MAX") => "Largest PMG",
+            (PmDevArch, _) => "Architect, architecture and revision",
+            (PmDevType, _) => "Performance monitor associated with an SMMU",
+            (Pidr(_) | Cidr(_), _) => "Identification byte",
+            _ => "",
+        }
+    }
 }
 
 /// One field of a register as this configuration implements it.
@@ -125,6 +306,40 @@ impl Register {
             .iter()
             .filter(|f| f.access == access)
             .fold(0, |m, f| m | f.mask())
+    }
+    /// The register-wide access restrictions, in a fixed order.
+    pub fn restrictions(&self) -> Vec<Restriction> {
+        let mut v = Vec::new();
+        if self.guarded {
+            v.push(Restriction::Guarded);
+        }
+        if self.secure_only {
+            v.push(Restriction::SecureOnly);
+        }
+        if self.root_write {
+            v.push(Restriction::RootOnly);
+        }
+        v
+    }
+    /// The register's name without the `SMMU_PMCG_` prefix, as an identifier (`SCR_ALIAS` for
+    /// the alias of SCR): the name generated files use.
+    pub fn short_name(&self) -> String {
+        match self.id {
+            RegId::ScrAlias => "SCR_ALIAS".to_string(),
+            _ => self
+                .name
+                .strip_prefix("SMMU_PMCG_")
+                .unwrap_or(&self.name)
+                .to_string(),
+        }
+    }
+    /// The register's byte offset within its page.
+    pub fn page_offset(&self, page1_base: u32) -> u32 {
+        if self.page == 1 {
+            self.addr - page1_base
+        } else {
+            self.addr
+        }
     }
     /// Reset value of the whole register.
     pub fn reset(&self) -> u64 {

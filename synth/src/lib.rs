@@ -7,6 +7,7 @@
 //!              └─► wrapper::wrapper_verilog("<top>", "<top>_core") ──────────────┴──► <top>.v
 //!              └─► summary_json: configuration, ports, register map version ─────────► <top>.json
 //! ```
+pub mod collateral;
 pub mod flow;
 pub mod wrapper;
 
