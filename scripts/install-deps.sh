@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs, if they are missing:
-# verilator, iverilog, yosys, nextpnr-ice40, fpga-icestorm. Safe to run again.
+# verilator, iverilog, yosys, nextpnr-ice40, fpga-icestorm, and for the collateral checks gcc,
+# dtc (device-tree-compiler), iasl (acpica-tools) and python3-venv (the pinned Python tools of
+# scripts/install-python-tools.sh). Safe to run again.
 set -euo pipefail
 
 declare -A package_of=(
@@ -9,11 +11,16 @@ declare -A package_of=(
   [yosys]=yosys
   [nextpnr-ice40]=nextpnr-ice40
   [icepack]=fpga-icestorm
+  [gcc]=gcc
+  [dtc]=device-tree-compiler
+  [iasl]=acpica-tools
 )
 missing=()
 for tool in "${!package_of[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")
 done
+# `python3 -m venv` needs ensurepip, which Debian ships in python3-venv.
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all tools present"
   exit 0
