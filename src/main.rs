@@ -72,6 +72,10 @@ enum Command {
         /// _registers.md, .regs.json, .core (FuseSoC), .dts, _iort.asl.
         #[arg(long)]
         collateral: bool,
+        /// Write <top>_tb.v, a self-checking Verilog-2005 testbench replaying this script
+        /// (expected values from the reference model), and <top>.v of the script's configuration.
+        #[arg(long, value_name = "SCRIPT")]
+        testbench: Option<PathBuf>,
     },
     /// Synthesize for the iCE40-HX8K (Yosys + nextpnr-ice40 --hx8k --package cb132) and report
     /// logic cells, flip-flops, block RAMs and the achieved clock. Exits 1 when timing misses
@@ -150,7 +154,18 @@ fn main() -> ExitCode {
             out,
             top,
             collateral,
-        } => gen(&settings, config.as_deref(), &out, &top, collateral),
+            testbench,
+        } => match testbench {
+            Some(script) if settings.is_empty() && config.is_none() => {
+                gen_testbench(&script, &out, &top, collateral)
+            }
+            Some(_) => Err(
+                "--testbench takes the configuration from the script's `config` line: give no KEY=VALUE or --config"
+                    .into(),
+            ),
+            None => config_from(&settings, config.as_deref())
+                .and_then(|cfg| gen(&cfg, &out, &top, collateral)),
+        },
         Command::Synth {
             settings,
             config,
@@ -265,14 +280,8 @@ fn config_from(
     Ok(PmcgConfig::parse_kv(items.iter().map(String::as_str))?)
 }
 
-fn gen(
-    settings: &[String],
-    config: Option<&Path>,
-    out: &Path,
-    top: &str,
-    collateral: bool,
-) -> CliResult {
-    let cfg = config_from(settings, config)?;
+fn gen(cfg: &PmcgConfig, out: &Path, top: &str, collateral: bool) -> CliResult {
+    let cfg = cfg.clone();
     let path = write_verilog(&cfg, out, top)?;
     let summary = out.join(format!("{top}.json"));
     std::fs::write(&summary, pmcg_synth::summary_json(&cfg, top))
@@ -291,6 +300,26 @@ fn gen(
             println!("wrote {}", path.display());
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `gen --testbench SCRIPT`: the Verilog of the script's configuration (and its collateral when
+/// asked) and `<top>_tb.v`.
+fn gen_testbench(script: &Path, out: &Path, top: &str, collateral: bool) -> CliResult {
+    let text = std::fs::read_to_string(script)
+        .map_err(|e| format!("cannot read {}: {e}", script.display()))?;
+    let parsed =
+        pmcg_sim::script::parse(&text).map_err(|e| format!("{}: {e}", script.display()))?;
+    let name = script
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tb = pmcg_sim::testbench::testbench(&parsed, &name, top)
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    gen(&parsed.config, out, top, collateral)?;
+    let path = out.join(format!("{top}_tb.v"));
+    std::fs::write(&path, tb).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
     Ok(ExitCode::SUCCESS)
 }
 
