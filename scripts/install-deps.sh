@@ -19,8 +19,10 @@ missing=()
 for tool in "${!package_of[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")
 done
-# `python3 -m venv` needs ensurepip, which Debian ships in python3-venv.
-python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+# `python3 -m venv` needs ensurepip's wheels, which Debian ships in python3-venv: try one.
+probe=$(mktemp -d)
+python3 -m venv "$probe/venv" >/dev/null 2>&1 || missing+=(python3-venv)
+rm -rf "$probe"
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all tools present"
   exit 0

@@ -1049,6 +1049,36 @@ mod tests {
     }
 
     #[test]
+    fn every_register_and_field_is_described() {
+        // Every feature on, so every register and field exists somewhere.
+        let cfg = PmcgConfig::parse_kv(["realm=on", "mpam_filter=on", "msi_mpam=on", "counters=2"])
+            .unwrap();
+        let m = RegisterMap::new(&cfg);
+        for r in &m.regs {
+            assert!(!r.id.description().is_empty(), "{}", r.name);
+            assert!(r.id.spec_section().starts_with("10.5.2."), "{}", r.name);
+            for f in &r.fields {
+                assert!(
+                    !r.id.field_description(f.name).is_empty(),
+                    "{}.{} has no description",
+                    r.name,
+                    f.name
+                );
+            }
+        }
+        assert_eq!(m.reg(RegId::ScrAlias).short_name(), "SCR_ALIAS");
+        assert_eq!(
+            m.reg(RegId::IrqCfg0).restrictions(),
+            vec![Restriction::Guarded]
+        );
+        assert_eq!(
+            m.reg(RegId::Rootcr).restrictions(),
+            vec![Restriction::RootOnly]
+        );
+        assert_eq!(m.reg(RegId::Evcntr(1)).page_offset(m.page1_base), 8);
+    }
+
+    #[test]
     fn identification_values() {
         let mut cfg = PmcgConfig::default();
         cfg.set("jep106", "0x4:0x3B").unwrap();
