@@ -779,9 +779,15 @@ impl RegisterMap {
         })
     }
 
-    /// Bit mask of `field` in register `id` (0 when either is absent). The RTL reads its field
-    /// positions through this so that they are written only here.
+    /// Bit mask of `field` in register `id` (0 when this configuration implements either not).
+    /// The RTL reads its field positions through this so that they are written only here.
+    /// Panics when `field` is no field of `id` in [`REGISTERS`] under any configuration: a
+    /// misspelt name is a bug, not an absent field.
     pub fn field_mask(&self, id: RegId, field: &str) -> u64 {
+        assert!(
+            id.def().fields.iter().any(|f| f.name == field),
+            "{field} is not a field of {id:?} in the register table"
+        );
         self.get(id)
             .and_then(|r| r.field(field))
             .map(|f| f.mask())
@@ -920,6 +926,20 @@ mod tests {
             vec![Restriction::RootOnly]
         );
         assert_eq!(m.reg(RegId::Evcntr(1)).page_offset(m.page1_base), 8);
+    }
+
+    #[test]
+    #[should_panic(expected = "not a field of Cr")]
+    fn a_misspelt_field_name_is_caught() {
+        RegisterMap::new(&PmcgConfig::default()).field_mask(RegId::Cr, "EN");
+    }
+
+    #[test]
+    fn an_absent_field_has_an_empty_mask() {
+        // FILTER_REALM_SID exists only with Realm.
+        let m = RegisterMap::new(&PmcgConfig::default());
+        assert_eq!(m.field_mask(RegId::Evtyper(0), "FILTER_REALM_SID"), 0);
+        assert_eq!(m.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID"), 1 << 30);
     }
 
     #[test]
