@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh Debian machine: installs missing tools, checks formatting and
 # lints, then runs every test in release mode with the external tools required (so nothing that
-# needs Verilator, iverilog, Yosys or nextpnr is skipped). Extra arguments go to `cargo test`.
+# needs Verilator, iverilog, Yosys, nextpnr or the collateral tools is skipped). Extra arguments go to `cargo test`.
 # Ends with one line of totals over every test binary: `tests: N passed, M failed`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+scripts/install-python-tools.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 log=$(mktemp)

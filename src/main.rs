@@ -72,6 +72,14 @@ enum Command {
         /// Name of the top module: a plain Verilog identifier, not a Verilog/SystemVerilog keyword.
         #[arg(long, default_value = pmcg_synth::DEFAULT_TOP, value_parser = top_name)]
         top: String,
+        /// Also write the integration collateral: <top>.rdl, .xml (IP-XACT), .svd, _regs.h,
+        /// _registers.md, .regs.json, .core (FuseSoC), .dts, _iort.asl.
+        #[arg(long)]
+        collateral: bool,
+        /// Write <top>_tb.v, a self-checking Verilog-2005 testbench replaying this script
+        /// (expected values from the reference model), and <top>.v of the script's configuration.
+        #[arg(long, value_name = "SCRIPT")]
+        testbench: Option<PathBuf>,
     },
     /// Synthesize for the iCE40-HX8K (Yosys + nextpnr-ice40 --hx8k --package cb132) and report
     /// logic cells, flip-flops, block RAMs and the achieved clock. Exits 1 when timing misses
@@ -162,7 +170,23 @@ fn main() -> ExitCode {
             config,
             out,
             top,
-        } => gen(&settings, config.as_deref(), &out, &top),
+            collateral,
+            testbench,
+        } => match testbench {
+            Some(script) if settings.is_empty() && config.is_none() => {
+                gen_testbench(&script, &out, &top, collateral)
+            }
+            Some(_) => Err(
+                "--testbench takes the configuration from the script's `config` line: give no KEY=VALUE or --config"
+                    .into(),
+            ),
+            None => {
+                let inputs: Vec<(&str, &Path)> =
+                    config.iter().map(|p| ("--config", p.as_path())).collect();
+                config_from(&settings, config.as_deref())
+                    .and_then(|cfg| gen(&cfg, &out, &top, collateral, &inputs))
+            }
+        },
         Command::Synth {
             settings,
             config,
@@ -370,20 +394,64 @@ fn config_from(
     })
 }
 
-fn gen(settings: &[String], config: Option<&Path>, out: &Path, top: &str) -> CliResult {
+/// `gen`: the Verilog and JSON summary of `cfg` (and its collateral when asked), every output
+/// checked against `inputs` before anything is written.
+fn gen(
+    cfg: &PmcgConfig,
+    out: &Path,
+    top: &str,
+    collateral: bool,
+    inputs: &[(&str, &Path)],
+) -> CliResult {
     let verilog = out.join(format!("{top}.v"));
     let summary = out.join(format!("{top}.json"));
-    let inputs: Vec<(&str, &Path)> = config.iter().map(|p| ("--config", *p)).collect();
-    output::check_distinct(&[("--out", &verilog), ("--out", &summary)], &inputs)?;
-    let cfg = config_from(settings, config)?;
-    let (path, _) = write_verilog(&cfg, out, top)?;
-    output::write_file(&summary, pmcg_synth::summary_json(&cfg, top).as_bytes())?;
+    let files = if collateral {
+        pmcg_synth::collateral::generate(cfg, top)
+    } else {
+        Vec::new()
+    };
+    let paths: Vec<PathBuf> = files.iter().map(|(name, _)| out.join(name)).collect();
+    let mut outputs: Vec<(&str, &Path)> = vec![("--out", &verilog), ("--out", &summary)];
+    outputs.extend(paths.iter().map(|p| ("--out", p.as_path())));
+    output::check_distinct(&outputs, inputs)?;
+    let (path, _) = write_verilog(cfg, out, top)?;
+    output::write_file(&summary, pmcg_synth::summary_json(cfg, top).as_bytes())?;
     say!(
         "wrote {} and {} ({})",
         path.display(),
         summary.display(),
         cfg.summary()
     );
+    for ((_, text), path) in files.iter().zip(&paths) {
+        output::write_file(path, text.as_bytes())?;
+        say!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `gen --testbench SCRIPT`: the Verilog of the script's configuration (and its collateral when
+/// asked) and `<top>_tb.v`.
+fn gen_testbench(script: &Path, out: &Path, top: &str, collateral: bool) -> CliResult {
+    let text = read_text(script)?;
+    let parsed =
+        pmcg_sim::script::parse(&text).map_err(|e| format!("{}: {e}", script.display()))?;
+    let name = script
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tb = pmcg_sim::testbench::testbench(&parsed, &name, top)
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    let path = out.join(format!("{top}_tb.v"));
+    output::check_distinct(&[("--out", &path)], &[("--testbench", script)])?;
+    gen(
+        &parsed.config,
+        out,
+        top,
+        collateral,
+        &[("--testbench", script)],
+    )?;
+    output::write_file(&path, tb.as_bytes())?;
+    say!("wrote {}", path.display());
     Ok(ExitCode::SUCCESS)
 }
 

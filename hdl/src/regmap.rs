@@ -2,14 +2,20 @@
 //! and reset value of SMMUv3 chapter 10.5 (plain Rust, no rust-hdl types).
 //!
 //! ```text
-//!   REGISTERS (static table, spec 10.5.1/10.5.2)
-//!        │ resolve(&PmcgConfig): presence conditions, page 1 relocation, counter stride,
-//!        ▼                        config-derived RO values (CFGR, CEID, IIDR, ID regs)
-//!   RegisterMap { regs: Vec<Register> } ──► RTL decode constants, reference model, tests, docs
+//!   REGISTERS: [RegDef]   one row per register or register array (spec 10.5.1/10.5.2): id, name,
+//!     │                   placement (offset or per-counter stride), page-1 relocation, width,
+//!     │                   presence condition, restriction (Guarded / Secure-only / Root-only),
+//!     │                   spec section, description, fields [FieldDef]: name, lsb, width, access
+//!     │                   (RW RO WO W1S W1C), reset, presence condition, description
+//!     │ RegisterMap::new(&PmcgConfig): evaluates the conditions, widths and resets
+//!     ▼
+//!   RegisterMap { regs: Vec<Register> } ──► RTL decode constants, reference model, tests,
+//!                                            collateral (synth/src/collateral), docs
 //! ```
 //!
 //! Everything the RTL or the model needs to know about a register (its address, which bits exist,
-//! which bits software may write, how, and what they reset to) is read from a [`Register`].
+//! which bits software may write, how, and what they reset to) is read from a [`Register`]. Bits
+//! in no field, and offsets of no register, are RES0 (RAZ/WI).
 
 use crate::config::{PmcgConfig, SidFilterType};
 
@@ -26,6 +32,42 @@ pub enum Access {
     W1S,
     /// Reads the state; writing 1 clears a bit, writing 0 has no effect.
     W1C,
+}
+
+impl Access {
+    /// The access type's name in the register reference (`RW`, `RO`, `WO`, `W1S`, `W1C`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Access::RW => "RW",
+            Access::RO => "RO",
+            Access::WO => "WO",
+            Access::W1S => "W1S",
+            Access::W1C => "W1C",
+        }
+    }
+}
+
+/// How the security state of an access restricts a whole register: the rest of the closed access
+/// vocabulary (RW, RO, W1S, W1C are per field in [`Access`]; bits in no field are RES0, RAZ/WI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Restriction {
+    /// Writes are ignored while IRQ_CTRL.IRQEN or IRQ_CTRLACK.IRQEN is 1 (10.5.2.21-23).
+    Guarded,
+    /// Non-secure and Realm accesses are RAZ/WI (10.5.2.12, 10.5.2.28).
+    SecureOnly,
+    /// Only a Root access writes it; RO for the others (10.5.2.18).
+    RootOnly,
+}
+
+impl Restriction {
+    /// The restriction's name in the register reference and the generated files.
+    pub fn label(self) -> &'static str {
+        match self {
+            Restriction::Guarded => "Guarded",
+            Restriction::SecureOnly => "Secure-only",
+            Restriction::RootOnly => "Root-only",
+        }
+    }
 }
 
 /// Which register a [`Register`] is; arrays carry the counter index.
@@ -67,6 +109,44 @@ pub enum RegId {
     Pidr(u32),
     /// CIDR0-CIDR3.
     Cidr(u32),
+}
+
+impl RegId {
+    /// Element number of an array register (0 for the others).
+    pub fn index(self) -> u32 {
+        match self {
+            RegId::Evcntr(n) | RegId::Evtyper(n) | RegId::Svr(n) | RegId::Smr(n) => n,
+            _ => 0,
+        }
+    }
+
+    /// The entry of [`REGISTERS`] that defines this register.
+    pub fn def(self) -> &'static RegDef {
+        REGISTERS
+            .iter()
+            .find(|d| (d.id)(self.index()) == self)
+            .expect("every RegId has a table entry")
+    }
+
+    /// The spec section that defines the register (SMMUv3 chapter 10).
+    pub fn spec_section(self) -> &'static str {
+        self.def().section
+    }
+
+    /// A one-line description of the register.
+    pub fn description(self) -> &'static str {
+        self.def().description
+    }
+
+    /// A one-line description of field `field` of this register ("" for an unknown name).
+    pub fn field_description(self, field: &str) -> &'static str {
+        self.def()
+            .fields
+            .iter()
+            .find(|f| f.name == field)
+            .map(|f| f.description)
+            .unwrap_or("")
+    }
 }
 
 /// One field of a register as this configuration implements it.
@@ -125,6 +205,40 @@ impl Register {
             .iter()
             .filter(|f| f.access == access)
             .fold(0, |m, f| m | f.mask())
+    }
+    /// The register-wide access restrictions, in a fixed order.
+    pub fn restrictions(&self) -> Vec<Restriction> {
+        let mut v = Vec::new();
+        if self.guarded {
+            v.push(Restriction::Guarded);
+        }
+        if self.secure_only {
+            v.push(Restriction::SecureOnly);
+        }
+        if self.root_write {
+            v.push(Restriction::RootOnly);
+        }
+        v
+    }
+    /// The register's name without the `SMMU_PMCG_` prefix, as an identifier (`SCR_ALIAS` for
+    /// the alias of SCR): the name generated files use.
+    pub fn short_name(&self) -> String {
+        match self.id {
+            RegId::ScrAlias => "SCR_ALIAS".to_string(),
+            _ => self
+                .name
+                .strip_prefix("SMMU_PMCG_")
+                .unwrap_or(&self.name)
+                .to_string(),
+        }
+    }
+    /// The register's byte offset within its page.
+    pub fn page_offset(&self, page1_base: u32) -> u32 {
+        if self.page == 1 {
+            self.addr - page1_base
+        } else {
+            self.addr
+        }
     }
     /// Reset value of the whole register.
     pub fn reset(&self) -> u64 {
@@ -195,15 +309,361 @@ pub const PMDEVTYPE_VALUE: u64 = 0x56;
 /// CIDR0-3 preambles and CoreSight class 0x9 (10.5.2.29).
 pub const CIDR_VALUES: [u64; 4] = [0x0D, 0x90, 0x05, 0xB1];
 
-fn f(name: &'static str, lsb: u32, width: u32, access: Access, reset: u64) -> Field {
-    Field {
+/// When a register (array element `n`, 0 for single registers) or a field exists.
+pub type Present = fn(&PmcgConfig, u32) -> bool;
+/// A width or reset value, resolved for a configuration and element `n`.
+pub type Value = fn(&PmcgConfig, u32) -> u64;
+
+/// One field of the register table.
+pub struct FieldDef {
+    pub name: &'static str,
+    pub lsb: u32,
+    pub width: Value,
+    pub access: Access,
+    /// Reset value (spec UNKNOWN resets are 0, so behaviour is deterministic).
+    pub reset: Value,
+    pub present: Present,
+    /// One line.
+    pub description: &'static str,
+}
+
+/// Where a register of the table sits within its page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// One register at this offset.
+    At(u32),
+    /// One per counter n at `base + stride * n`: the counter stride (4 or 8) or one word.
+    PerCounter { base: u32, word_stride: bool },
+}
+
+/// Width of a register of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Width {
+    W32,
+    W64,
+    /// 64 bits with counters wider than 32 bits, else 32.
+    Counter,
+}
+
+/// One register (or register array) of the table (10.5.1, 10.5.2).
+pub struct RegDef {
+    /// The id of element `n` (the argument is ignored by single registers).
+    pub id: fn(u32) -> RegId,
+    /// Architectural name; `{n}` is replaced by the element number.
+    pub name: &'static str,
+    pub placement: Placement,
+    /// Moves to page 1 when CFGR.RELOC_CTRS = 1.
+    pub relocated: bool,
+    pub width: Width,
+    pub present: Present,
+    pub restriction: Option<Restriction>,
+    /// The spec section that defines it.
+    pub section: &'static str,
+    /// One line.
+    pub description: &'static str,
+    pub fields: &'static [FieldDef],
+}
+
+const fn field(
+    name: &'static str,
+    lsb: u32,
+    width: Value,
+    access: Access,
+    reset: Value,
+    present: Present,
+    description: &'static str,
+) -> FieldDef {
+    FieldDef {
         name,
         lsb,
         width,
         access,
         reset,
+        present,
+        description,
     }
 }
+
+/// A field present whenever its register is.
+const fn always(
+    name: &'static str,
+    lsb: u32,
+    width: Value,
+    access: Access,
+    reset: Value,
+    description: &'static str,
+) -> FieldDef {
+    field(name, lsb, width, access, reset, |_, _| true, description)
+}
+
+#[allow(clippy::too_many_arguments)]
+const fn reg(
+    id: fn(u32) -> RegId,
+    name: &'static str,
+    placement: Placement,
+    relocated: bool,
+    width: Width,
+    present: Present,
+    restriction: Option<Restriction>,
+    section: &'static str,
+    description: &'static str,
+    fields: &'static [FieldDef],
+) -> RegDef {
+    RegDef {
+        id,
+        name,
+        placement,
+        relocated,
+        width,
+        present,
+        restriction,
+        section,
+        description,
+        fields,
+    }
+}
+
+/// 10.5.2.2/10.5.2.4: the filter fields and SMRn exist for every counter with per-counter
+/// filters, and only for counter 0 with the global filter.
+fn has_filter(c: &PmcgConfig, n: u32) -> bool {
+    n == 0 || c.sid_filter == SidFilterType::PerCounter
+}
+
+/// Bits needed for `max`.
+fn bits_for(max: u64) -> u64 {
+    (64 - max.leading_zeros()) as u64
+}
+
+/// 10.5.2.25: GMPAM's PARTID/PMG are as wide as the larger of MPAMIDR's and S_MPAMIDR's limits.
+fn gmpam_partid_max(c: &PmcgConfig) -> u64 {
+    let ns = c.partid_max as u64;
+    if c.secure {
+        ns.max(c.s_partid_max as u64)
+    } else {
+        ns
+    }
+}
+
+fn gmpam_pmg_max(c: &PmcgConfig) -> u64 {
+    let ns = c.pmg_max as u64;
+    if c.secure {
+        ns.max(c.s_pmg_max as u64)
+    } else {
+        ns
+    }
+}
+
+/// CEID0 (`high` false) or CEID1: bit e (or e - 64) per supported event (10.5.2.16/17).
+fn ceid(c: &PmcgConfig, high: bool) -> u64 {
+    let mut v = 0u64;
+    for e in c.supported_events() {
+        match (e, high) {
+            (0..=63, false) => v |= 1 << e,
+            (64..=127, true) => v |= 1 << (e - 64),
+            _ => {} // CEID covers events 0-127 only.
+        }
+    }
+    v
+}
+
+/// PIDR0-PIDR4 (10.5.2.29: the CoreSight peripheral ID; DES_0/1/2 carry the JEP106 code).
+fn pidr(c: &PmcgConfig, k: u32) -> u64 {
+    let id = &c.ident;
+    let part = id.product_id as u64;
+    let jep = id.jep106_id as u64;
+    match k {
+        0 => part & 0xFF,
+        1 => ((jep & 0xF) << 4) | (part >> 8),
+        2 => ((id.variant as u64) << 4) | (1 << 3) | (jep >> 4),
+        3 => ((id.revision as u64) << 4) | id.cmod as u64,
+        4 => id.jep106_continuation as u64,
+        _ => 0,
+    }
+}
+
+const ZERO: Value = |_, _| 0;
+const ONE: Value = |_, _| 1;
+const W1: Value = |_, _| 1;
+const W4: Value = |_, _| 4;
+const W6: Value = |_, _| 6;
+const W8: Value = |_, _| 8;
+const W12: Value = |_, _| 12;
+const W16: Value = |_, _| 16;
+const W32: Value = |_, _| 32;
+const W64: Value = |_, _| 64;
+const COUNTERS: Value = |c, _| c.counters as u64;
+
+#[rustfmt::skip]
+const SCR_FIELDS: &[FieldDef] = &[
+    always("SO", 0, W1, Access::RW, ZERO, "Secure events observed"),
+    always("NSRA", 1, W1, Access::RW, ONE, "Non-secure register access allowed"),
+    field("NSMSI", 2, W1, Access::RW, ONE, |c, _| c.msi, "MSIs are Non-secure"),
+    field("NAO", 4, W1, Access::RW, ZERO, |c, _| c.realm, "Non-attributable events observed (Secure)"),
+    always("READS_AS_ONE", 31, W1, Access::RO, ONE, "Reads as one"),
+];
+
+/// The register table: every register of 10.5.1 the PMCG can implement, in the order the
+/// resolved map lists them (arrays element by element).
+#[rustfmt::skip]
+pub static REGISTERS: &[RegDef] = &[
+    reg(RegId::Evcntr, "SMMU_PMCG_EVCNTR{n}", Placement::PerCounter { base: offset::EVCNTR_BASE, word_stride: false }, true, Width::Counter, |_, _| true, None, "10.5.2.1", "Event counter: counts the event EVTYPERn selects", &[
+        always("COUNTER_VALUE", 0, |c, _| c.counter_bits as u64, Access::RW, ZERO, "Counter value"),
+    ]),
+    reg(RegId::Evtyper, "SMMU_PMCG_EVTYPER{n}", Placement::PerCounter { base: offset::EVTYPER_BASE, word_stride: true }, false, Width::W32, |_, _| true, None, "10.5.2.2", "Event type and filter controls of counter n", &[
+        always("EVENT", 0, W16, Access::RW, ZERO, "Event ID counted"),
+        field("FILTER_SID_SPAN", 29, W1, Access::RW, ZERO, has_filter, "1: SMR is a StreamID span, 0: an exact StreamID"),
+        field("FILTER_SEC_SID", 30, W1, Access::RW, ZERO, |c, n| has_filter(c, n) && c.secure, "Count Secure StreamIDs (with SCR.SO)"),
+        field("FILTER_REALM_SID", 28, W1, Access::RW, ZERO, |c, n| has_filter(c, n) && c.realm, "Count Realm StreamIDs (with ROOTCR.RLO)"),
+        field("FILTER_PARTID", 16, W1, Access::RW, ZERO, |c, n| has_filter(c, n) && c.mpam_filter, "Filter on MPAM PARTID"),
+        field("FILTER_PMG", 17, W1, Access::RW, ZERO, |c, n| has_filter(c, n) && c.mpam_filter, "Filter on MPAM PMG"),
+        // FILTER_MPAM_SP[1] (bit 19) exists only with ROOTCR_IMPL = 1.
+        field("FILTER_MPAM_SP", 18, |c, _| if c.realm { 2 } else { 1 }, Access::RW, ZERO, |c, n| has_filter(c, n) && c.mpam_filter, "MPAM PARTID space the filter matches"),
+        field("OVFCAP", 31, W1, Access::RW, ZERO, |c, _| c.capture, "An overflow of this counter captures every counter"),
+    ]),
+    reg(RegId::Svr, "SMMU_PMCG_SVR{n}", Placement::PerCounter { base: offset::SVR_BASE, word_stride: false }, true, Width::Counter, |c, _| c.capture, None, "10.5.2.3", "Shadow value of counter n, written by a capture", &[
+        always("SHADOW_COUNTER_VALUE", 0, |c, _| c.counter_bits as u64, Access::RO, ZERO, "Counter value at the last capture"),
+    ]),
+    // STREAMID implements sid_bits bits, the rest RAZ/WI (10.4.1). With the MPAM filter the same
+    // bits also hold PARTID [15:0] and PMG [23:16] (views of one storage, selected by EVTYPERn).
+    reg(RegId::Smr, "SMMU_PMCG_SMR{n}", Placement::PerCounter { base: offset::SMR_BASE, word_stride: true }, false, Width::W32, has_filter, None, "10.5.2.4", "StreamID (or MPAM PARTID/PMG) filter match value of counter n", &[
+        always("STREAMID", 0, |c, _| c.sid_bits as u64, Access::RW, ZERO, "StreamID match value or span"),
+        field("PARTID", 0, W16, Access::RW, ZERO, |c, _| c.mpam_filter, "PARTID match value (MPAM filter view)"),
+        field("PMG", 16, W8, Access::RW, ZERO, |c, _| c.mpam_filter, "PMG match value (MPAM filter view)"),
+    ]),
+    reg(|_| RegId::CntenSet0, "SMMU_PMCG_CNTENSET0", Placement::At(offset::CNTENSET0), false, Width::W64, |_, _| true, None, "10.5.2.5", "Counter enables: write 1 to enable", &[
+        always("CNTEN", 0, COUNTERS, Access::W1S, ZERO, "Counter n enabled"),
+    ]),
+    reg(|_| RegId::CntenClr0, "SMMU_PMCG_CNTENCLR0", Placement::At(offset::CNTENCLR0), false, Width::W64, |_, _| true, None, "10.5.2.6", "Counter enables: write 1 to disable", &[
+        always("CNTEN", 0, COUNTERS, Access::W1C, ZERO, "Counter n enabled"),
+    ]),
+    reg(|_| RegId::IntenSet0, "SMMU_PMCG_INTENSET0", Placement::At(offset::INTENSET0), false, Width::W64, |_, _| true, None, "10.5.2.7", "Overflow interrupt enables: write 1 to enable", &[
+        always("INTEN", 0, COUNTERS, Access::W1S, ZERO, "Counter n overflow raises the interrupt"),
+    ]),
+    reg(|_| RegId::IntenClr0, "SMMU_PMCG_INTENCLR0", Placement::At(offset::INTENCLR0), false, Width::W64, |_, _| true, None, "10.5.2.8", "Overflow interrupt enables: write 1 to disable", &[
+        always("INTEN", 0, COUNTERS, Access::W1C, ZERO, "Counter n overflow raises the interrupt"),
+    ]),
+    reg(|_| RegId::OvsClr0, "SMMU_PMCG_OVSCLR0", Placement::At(offset::OVSCLR0), true, Width::W64, |_, _| true, None, "10.5.2.9", "Overflow status: write 1 to clear", &[
+        always("OVS", 0, COUNTERS, Access::W1C, ZERO, "Counter n overflowed"),
+    ]),
+    reg(|_| RegId::OvsSet0, "SMMU_PMCG_OVSSET0", Placement::At(offset::OVSSET0), true, Width::W64, |_, _| true, None, "10.5.2.10", "Overflow status: write 1 to set", &[
+        always("OVS", 0, COUNTERS, Access::W1S, ZERO, "Counter n overflowed"),
+    ]),
+    reg(|_| RegId::Capr, "SMMU_PMCG_CAPR", Placement::At(offset::CAPR), true, Width::W32, |c, _| c.capture, None, "10.5.2.11", "Capture: write 1 to copy every counter to its SVR", &[
+        always("CAPTURE", 0, W1, Access::WO, ZERO, "Write 1: capture"),
+    ]),
+    // 10.5.2.12: with Realm, SCR also answers at 0xE40 (the same storage).
+    reg(|_| RegId::ScrAlias, "SMMU_PMCG_SCR (alias)", Placement::At(offset::SCR_ALIAS), false, Width::W32, |c, _| c.secure && c.realm, Some(Restriction::SecureOnly), "10.5.2.12", "Alias of SCR (with Realm): the same storage", SCR_FIELDS),
+    reg(|_| RegId::Scr, "SMMU_PMCG_SCR", Placement::At(offset::SCR), false, Width::W32, |c, _| c.secure, Some(Restriction::SecureOnly), "10.5.2.12", "Secure control: Secure observation and Non-secure access", SCR_FIELDS),
+    // SAO and PMO exist because Realm here implies GDI (docs/behaviour.md).
+    reg(|_| RegId::Rootcr, "SMMU_PMCG_ROOTCR", Placement::At(offset::ROOTCR), false, Width::W32, |c, _| c.realm, Some(Restriction::RootOnly), "10.5.2.18", "Root control: Realm and Root observation", &[
+        always("RTO", 0, W1, Access::RW, ZERO, "Root events observed"),
+        always("RLO", 1, W1, Access::RW, ZERO, "Realm events observed"),
+        always("NAO", 3, W1, Access::RW, ONE, "Non-attributable events observed (Root)"),
+        always("SAO", 7, W1, Access::RW, ZERO, "Secure-state register access observed"),
+        always("PMO", 8, W1, Access::RW, ZERO, "Performance monitoring observed"),
+        always("ROOTCR_IMPL", 31, W1, Access::RO, ONE, "ROOTCR implemented"),
+    ]),
+    // Bits above the combined PARTID / PMG widths are RES0; Update reads 0 (an update completes
+    // at its write's edge, docs/behaviour.md).
+    reg(|_| RegId::Gmpam, "SMMU_PMCG_GMPAM", Placement::At(offset::GMPAM), false, Width::W32, |c, _| c.msi_mpam, None, "10.5.2.25", "MPAM PARTID and PMG of the MSIs", &[
+        field("PO_PARTID", 0, |c, _| bits_for(gmpam_partid_max(c)), Access::RW, ZERO, |c, _| gmpam_partid_max(c) > 0, "MSI PARTID"),
+        field("PO_PMG", 16, |c, _| bits_for(gmpam_pmg_max(c)), Access::RW, ZERO, |c, _| gmpam_pmg_max(c) > 0, "MSI PMG"),
+        always("UPDATE", 31, W1, Access::RO, ZERO, "Update in progress (always 0 here)"),
+    ]),
+    reg(|_| RegId::Mpamidr, "SMMU_PMCG_MPAMIDR", Placement::At(offset::MPAMIDR), false, Width::W32, |c, _| c.mpam_filter || c.msi_mpam, None, "10.5.2.27", "Non-secure MPAM PARTID and PMG limits", &[
+        always("PARTID_MAX", 0, W16, Access::RO, |c, _| c.partid_max as u64, "Largest PARTID"),
+        always("PMG_MAX", 16, W8, Access::RO, |c, _| c.pmg_max as u64, "Largest PMG"),
+    ]),
+    reg(|_| RegId::SMpamidr, "SMMU_PMCG_S_MPAMIDR", Placement::At(offset::S_MPAMIDR), false, Width::W32, |c, _| (c.mpam_filter || c.msi_mpam) && c.secure, Some(Restriction::SecureOnly), "10.5.2.28", "Secure MPAM PARTID and PMG limits", &[
+        always("PARTID_MAX", 0, W16, Access::RO, |c, _| c.s_partid_max as u64, "Largest PARTID"),
+        always("PMG_MAX", 16, W8, Access::RO, |c, _| c.s_pmg_max as u64, "Largest PMG"),
+    ]),
+    reg(|_| RegId::Cfgr, "SMMU_PMCG_CFGR", Placement::At(offset::CFGR), false, Width::W32, |_, _| true, None, "10.5.2.13", "Configuration: counters, size and features implemented", &[
+        always("NCTR", 0, W6, Access::RO, |c, _| (c.counters - 1) as u64, "Number of counters minus one"),
+        always("SIZE", 8, W6, Access::RO, |c, _| (c.counter_bits - 1) as u64, "Counter size in bits minus one"),
+        always("RELOC_CTRS", 20, W1, Access::RO, |c, _| c.reloc_ctrs as u64, "Counters are in page 1"),
+        always("MSI", 21, W1, Access::RO, |c, _| c.msi as u64, "MSIs supported"),
+        always("CAPTURE", 22, W1, Access::RO, |c, _| c.capture as u64, "Capture supported"),
+        always("SID_FILTER_TYPE", 23, W1, Access::RO, |c, _| (c.sid_filter == SidFilterType::Global) as u64, "1: one global filter (EVTYPER0/SMR0)"),
+        always("MPAM", 24, W1, Access::RO, |c, _| c.msi_mpam as u64, "MSIs carry MPAM labels"),
+        always("FILTER_PARTID_PMG", 25, W1, Access::RO, |c, _| c.mpam_filter as u64, "MPAM PARTID/PMG filtering supported"),
+    ]),
+    reg(|_| RegId::Cr, "SMMU_PMCG_CR", Placement::At(offset::CR), false, Width::W32, |_, _| true, None, "10.5.2.14", "Global counter enable", &[
+        always("E", 0, W1, Access::RW, ZERO, "Global counter enable"),
+    ]),
+    reg(|_| RegId::Iidr, "SMMU_PMCG_IIDR", Placement::At(offset::IIDR), false, Width::W32, |_, _| true, None, "10.5.2.15", "Implementation identification", &[
+        always("Implementer", 0, W12, Access::RO, |c, _| ((c.ident.jep106_continuation as u64) << 8) | c.ident.jep106_id as u64, "JEP106 code of the implementer"),
+        always("Revision", 12, W4, Access::RO, |c, _| c.ident.revision as u64, "Revision"),
+        always("Variant", 16, W4, Access::RO, |c, _| c.ident.variant as u64, "Variant"),
+        always("ProductID", 20, W12, Access::RO, |c, _| c.ident.product_id as u64, "Product"),
+    ]),
+    reg(|_| RegId::Ceid0, "SMMU_PMCG_CEID0", Placement::At(offset::CEID0), false, Width::W64, |_, _| true, None, "10.5.2.16", "Common events implemented, IDs 0-63", &[
+        always("N", 0, W64, Access::RO, |c, _| ceid(c, false), "Bit n: event n implemented"),
+    ]),
+    reg(|_| RegId::Ceid1, "SMMU_PMCG_CEID1", Placement::At(offset::CEID1), false, Width::W64, |_, _| true, None, "10.5.2.17", "Common events implemented, IDs 64-127", &[
+        always("N", 0, W64, Access::RO, |c, _| ceid(c, true), "Bit n: event 64 + n implemented"),
+    ]),
+    reg(|_| RegId::IrqCtrl, "SMMU_PMCG_IRQ_CTRL", Placement::At(offset::IRQ_CTRL), false, Width::W32, |_, _| true, None, "10.5.2.19", "Interrupt (wired and MSI) enable", &[
+        always("IRQEN", 0, W1, Access::RW, ZERO, "Interrupts enabled"),
+    ]),
+    reg(|_| RegId::IrqCtrlAck, "SMMU_PMCG_IRQ_CTRLACK", Placement::At(offset::IRQ_CTRLACK), false, Width::W32, |_, _| true, None, "10.5.2.20", "Acknowledge of IRQ_CTRL: the enable in effect", &[
+        always("IRQEN", 0, W1, Access::RO, ZERO, "IRQ_CTRL.IRQEN in effect"),
+    ]),
+    reg(|_| RegId::IrqCfg0, "SMMU_PMCG_IRQ_CFG0", Placement::At(offset::IRQ_CFG0), false, Width::W64, |c, _| c.msi, Some(Restriction::Guarded), "10.5.2.21", "MSI target address", &[
+        always("ADDR", 2, |c, _| (c.pa_bits - 2) as u64, Access::RW, ZERO, "MSI address bits [pa_bits-1:2]"),
+    ]),
+    reg(|_| RegId::IrqCfg1, "SMMU_PMCG_IRQ_CFG1", Placement::At(offset::IRQ_CFG1), false, Width::W32, |c, _| c.msi, Some(Restriction::Guarded), "10.5.2.22", "MSI payload", &[
+        always("DATA", 0, W32, Access::RW, ZERO, "MSI data"),
+    ]),
+    reg(|_| RegId::IrqCfg2, "SMMU_PMCG_IRQ_CFG2", Placement::At(offset::IRQ_CFG2), false, Width::W32, |c, _| c.msi, Some(Restriction::Guarded), "10.5.2.23", "MSI memory attributes and shareability", &[
+        always("MEMATTR", 0, W4, Access::RW, ZERO, "MSI memory type"),
+        always("SH", 4, |_, _| 2, Access::RW, ZERO, "MSI shareability"),
+    ]),
+    reg(|_| RegId::IrqStatus, "SMMU_PMCG_IRQ_STATUS", Placement::At(offset::IRQ_STATUS), false, Width::W32, |c, _| c.msi, None, "10.5.2.24", "MSI status: an MSI write was aborted", &[
+        always("IRQ_ABT", 0, W1, Access::RO, ZERO, "The last MSI write was aborted"),
+    ]),
+    reg(|_| RegId::Aidr, "SMMU_PMCG_AIDR", Placement::At(offset::AIDR), false, Width::W32, |_, _| true, None, "10.5.2.26", "Architecture version (SMMUv3.3)", &[
+        always("ArchMinorRev", 0, W4, Access::RO, |_, _| AIDR_VALUE & 0xF, "Minor revision"),
+        always("ArchMajorRev", 4, W4, Access::RO, |_, _| AIDR_VALUE >> 4, "Major revision"),
+    ]),
+    reg(|_| RegId::PmDevArch, "SMMU_PMCG_PMDEVARCH", Placement::At(offset::PMDEVARCH), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight device architecture", &[
+        always("PMDEVARCH", 0, W32, Access::RO, |_, _| PMDEVARCH_VALUE, "Architect, architecture and revision"),
+    ]),
+    reg(|_| RegId::PmDevType, "SMMU_PMCG_PMDEVTYPE", Placement::At(offset::PMDEVTYPE), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight device type", &[
+        always("PMDEVTYPE", 0, W8, Access::RO, |_, _| PMDEVTYPE_VALUE, "Performance monitor associated with an SMMU"),
+    ]),
+    // PIDR0-3 at 0xFE0, PIDR4-7 at 0xFD0; PIDR5-7 are RES0 (no field).
+    reg(|_| RegId::Pidr(0), "SMMU_PMCG_PIDR0", Placement::At(offset::PIDR0), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight peripheral identification", &[
+        always("VALUE", 0, W8, Access::RO, |c, _| pidr(c, 0), "Identification byte"),
+    ]),
+    reg(|_| RegId::Pidr(1), "SMMU_PMCG_PIDR1", Placement::At(offset::PIDR0 + 4), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight peripheral identification", &[
+        always("VALUE", 0, W8, Access::RO, |c, _| pidr(c, 1), "Identification byte"),
+    ]),
+    reg(|_| RegId::Pidr(2), "SMMU_PMCG_PIDR2", Placement::At(offset::PIDR0 + 8), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight peripheral identification", &[
+        always("VALUE", 0, W8, Access::RO, |c, _| pidr(c, 2), "Identification byte"),
+    ]),
+    reg(|_| RegId::Pidr(3), "SMMU_PMCG_PIDR3", Placement::At(offset::PIDR0 + 12), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight peripheral identification", &[
+        always("VALUE", 0, W8, Access::RO, |c, _| pidr(c, 3), "Identification byte"),
+    ]),
+    reg(|_| RegId::Pidr(4), "SMMU_PMCG_PIDR4", Placement::At(offset::PIDR4), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight peripheral identification", &[
+        always("VALUE", 0, W8, Access::RO, |c, _| pidr(c, 4), "Identification byte"),
+    ]),
+    reg(|_| RegId::Pidr(5), "SMMU_PMCG_PIDR5", Placement::At(offset::PIDR4 + 4), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight peripheral identification (RES0)", &[]),
+    reg(|_| RegId::Pidr(6), "SMMU_PMCG_PIDR6", Placement::At(offset::PIDR4 + 8), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight peripheral identification (RES0)", &[]),
+    reg(|_| RegId::Pidr(7), "SMMU_PMCG_PIDR7", Placement::At(offset::PIDR4 + 12), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight peripheral identification (RES0)", &[]),
+    reg(|_| RegId::Cidr(0), "SMMU_PMCG_CIDR0", Placement::At(offset::CIDR0), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight component identification", &[
+        always("VALUE", 0, W8, Access::RO, |_, _| CIDR_VALUES[0], "Identification byte"),
+    ]),
+    reg(|_| RegId::Cidr(1), "SMMU_PMCG_CIDR1", Placement::At(offset::CIDR0 + 4), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight component identification", &[
+        always("VALUE", 0, W8, Access::RO, |_, _| CIDR_VALUES[1], "Identification byte"),
+    ]),
+    reg(|_| RegId::Cidr(2), "SMMU_PMCG_CIDR2", Placement::At(offset::CIDR0 + 8), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight component identification", &[
+        always("VALUE", 0, W8, Access::RO, |_, _| CIDR_VALUES[2], "Identification byte"),
+    ]),
+    reg(|_| RegId::Cidr(3), "SMMU_PMCG_CIDR3", Placement::At(offset::CIDR0 + 12), false, Width::W32, |_, _| true, None, "10.5.2.29", "CoreSight component identification", &[
+        always("VALUE", 0, W8, Access::RO, |_, _| CIDR_VALUES[3], "Identification byte"),
+    ]),
+];
 
 /// The resolved register map of one configuration.
 #[derive(Clone, Debug)]
@@ -223,469 +683,68 @@ pub enum Word {
 }
 
 impl RegisterMap {
-    /// Resolves the map for a validated configuration.
+    /// Resolves [`REGISTERS`] for a validated configuration: presence conditions, page 1
+    /// relocation, counter stride, field widths and reset values.
     pub fn new(cfg: &PmcgConfig) -> RegisterMap {
-        use offset::*;
-        use Access::*;
         let page1_base = cfg.page1_offset;
         let counter_stride = if cfg.wide_counters() { 8 } else { 4 };
-        let counter_reg_bits = if cfg.wide_counters() { 64 } else { 32 };
         // 10.5.1: with RELOC_CTRS these registers move to page 1 and page 0 becomes RES0.
         let (reloc_page, reloc_base) = if cfg.reloc_ctrs {
             (1, page1_base)
         } else {
             (0, 0)
         };
-        let bitmap = cfg.counters;
         let mut regs = Vec::new();
-        let mut push = |id, name: String, addr, page, bits, fields: Vec<Field>| {
-            regs.push(Register {
-                id,
-                name,
-                addr,
-                page,
-                bits,
-                secure_only: false,
-                root_write: false,
-                guarded: false,
-                fields,
-            })
-        };
-        for n in 0..cfg.counters {
-            push(
-                RegId::Evcntr(n),
-                format!("SMMU_PMCG_EVCNTR{n}"),
-                reloc_base + EVCNTR_BASE + counter_stride * n,
-                reloc_page,
-                counter_reg_bits,
-                vec![f("COUNTER_VALUE", 0, cfg.counter_bits, RW, 0)],
-            );
-        }
-        for n in 0..cfg.counters {
-            // 10.5.2.2: the filter fields exist in every EVTYPERn with per-counter filters, and
-            // only in EVTYPER0 with the global filter.
-            let has_filter = n == 0 || cfg.sid_filter == SidFilterType::PerCounter;
-            let mut fields = vec![f("EVENT", 0, 16, RW, 0)];
-            if has_filter {
-                fields.push(f("FILTER_SID_SPAN", 29, 1, RW, 0));
-                if cfg.secure {
-                    fields.push(f("FILTER_SEC_SID", 30, 1, RW, 0));
+        for def in REGISTERS {
+            let elements = match def.placement {
+                Placement::At(_) => 1,
+                Placement::PerCounter { .. } => cfg.counters,
+            };
+            for n in 0..elements {
+                if !(def.present)(cfg, n) {
+                    continue;
                 }
-                if cfg.realm {
-                    fields.push(f("FILTER_REALM_SID", 28, 1, RW, 0));
-                }
-                if cfg.mpam_filter {
-                    // 10.5.2.2: FILTER_MPAM_SP[1] (bit 19) exists only with ROOTCR_IMPL = 1.
-                    fields.push(f("FILTER_PARTID", 16, 1, RW, 0));
-                    fields.push(f("FILTER_PMG", 17, 1, RW, 0));
-                    let sp_width = if cfg.realm { 2 } else { 1 };
-                    fields.push(f("FILTER_MPAM_SP", 18, sp_width, RW, 0));
-                }
-            }
-            if cfg.capture {
-                fields.push(f("OVFCAP", 31, 1, RW, 0));
-            }
-            push(
-                RegId::Evtyper(n),
-                format!("SMMU_PMCG_EVTYPER{n}"),
-                EVTYPER_BASE + 4 * n,
-                0,
-                32,
-                fields,
-            );
-        }
-        if cfg.capture {
-            for n in 0..cfg.counters {
-                push(
-                    RegId::Svr(n),
-                    format!("SMMU_PMCG_SVR{n}"),
-                    reloc_base + SVR_BASE + counter_stride * n,
-                    reloc_page,
-                    counter_reg_bits,
-                    vec![f("SHADOW_COUNTER_VALUE", 0, cfg.counter_bits, RO, 0)],
-                );
-            }
-        }
-        for n in 0..cfg.counters {
-            // 10.5.2.4: SMRn exists for n == 0 or per-counter filters; STREAMID implements
-            // sid_bits bits, the rest RAZ/WI (10.4.1).
-            // With the MPAM filter the same bits also hold PARTID [15:0] and PMG [23:16]
-            // (overlapping views of one storage, selected by EVTYPERn).
-            if n == 0 || cfg.sid_filter == SidFilterType::PerCounter {
-                let mut fields = vec![f("STREAMID", 0, cfg.sid_bits, RW, 0)];
-                if cfg.mpam_filter {
-                    fields.push(f("PARTID", 0, 16, RW, 0));
-                    fields.push(f("PMG", 16, 8, RW, 0));
-                }
-                push(
-                    RegId::Smr(n),
-                    format!("SMMU_PMCG_SMR{n}"),
-                    SMR_BASE + 4 * n,
-                    0,
-                    32,
+                let offset = match def.placement {
+                    Placement::At(o) => o,
+                    Placement::PerCounter { base, word_stride } => {
+                        base + n * if word_stride { 4 } else { counter_stride }
+                    }
+                };
+                let (page, base) = if def.relocated {
+                    (reloc_page, reloc_base)
+                } else {
+                    (0, 0)
+                };
+                let bits = match def.width {
+                    Width::W32 => 32,
+                    Width::W64 => 64,
+                    Width::Counter if cfg.wide_counters() => 64,
+                    Width::Counter => 32,
+                };
+                let fields = def
+                    .fields
+                    .iter()
+                    .filter(|f| (f.present)(cfg, n))
+                    .map(|f| Field {
+                        name: f.name,
+                        lsb: f.lsb,
+                        width: (f.width)(cfg, n) as u32,
+                        access: f.access,
+                        reset: (f.reset)(cfg, n),
+                    })
+                    .collect();
+                regs.push(Register {
+                    id: (def.id)(n),
+                    name: def.name.replace("{n}", &n.to_string()),
+                    addr: base + offset,
+                    page,
+                    bits,
+                    secure_only: def.restriction == Some(Restriction::SecureOnly),
+                    root_write: def.restriction == Some(Restriction::RootOnly),
+                    guarded: def.restriction == Some(Restriction::Guarded),
                     fields,
-                );
+                });
             }
-        }
-        let bitmaps = [
-            (
-                RegId::CntenSet0,
-                "SMMU_PMCG_CNTENSET0",
-                CNTENSET0,
-                0,
-                0,
-                W1S,
-                "CNTEN",
-            ),
-            (
-                RegId::CntenClr0,
-                "SMMU_PMCG_CNTENCLR0",
-                CNTENCLR0,
-                0,
-                0,
-                W1C,
-                "CNTEN",
-            ),
-            (
-                RegId::IntenSet0,
-                "SMMU_PMCG_INTENSET0",
-                INTENSET0,
-                0,
-                0,
-                W1S,
-                "INTEN",
-            ),
-            (
-                RegId::IntenClr0,
-                "SMMU_PMCG_INTENCLR0",
-                INTENCLR0,
-                0,
-                0,
-                W1C,
-                "INTEN",
-            ),
-            (
-                RegId::OvsClr0,
-                "SMMU_PMCG_OVSCLR0",
-                OVSCLR0,
-                reloc_page,
-                reloc_base,
-                W1C,
-                "OVS",
-            ),
-            (
-                RegId::OvsSet0,
-                "SMMU_PMCG_OVSSET0",
-                OVSSET0,
-                reloc_page,
-                reloc_base,
-                W1S,
-                "OVS",
-            ),
-        ];
-        for (id, name, off, page, base, access, field) in bitmaps {
-            push(
-                id,
-                name.into(),
-                base + off,
-                page,
-                64,
-                vec![f(field, 0, bitmap, access, 0)],
-            );
-        }
-        if cfg.capture {
-            push(
-                RegId::Capr,
-                "SMMU_PMCG_CAPR".into(),
-                reloc_base + CAPR,
-                reloc_page,
-                32,
-                vec![f("CAPTURE", 0, 1, WO, 0)],
-            );
-        }
-        if cfg.secure {
-            let mut fields = vec![f("SO", 0, 1, RW, 0), f("NSRA", 1, 1, RW, 1)];
-            if cfg.msi {
-                fields.push(f("NSMSI", 2, 1, RW, 1));
-            }
-            if cfg.realm {
-                fields.push(f("NAO", 4, 1, RW, 0));
-            }
-            fields.push(f("READS_AS_ONE", 31, 1, RO, 1));
-            if cfg.realm {
-                push(
-                    RegId::ScrAlias,
-                    "SMMU_PMCG_SCR (alias)".into(),
-                    SCR_ALIAS,
-                    0,
-                    32,
-                    fields.clone(),
-                );
-            }
-            push(RegId::Scr, "SMMU_PMCG_SCR".into(), SCR, 0, 32, fields);
-        }
-        if cfg.realm {
-            // 10.5.2.18; SAO and PMO exist because Realm here implies GDI (docs/behaviour.md).
-            push(
-                RegId::Rootcr,
-                "SMMU_PMCG_ROOTCR".into(),
-                ROOTCR,
-                0,
-                32,
-                vec![
-                    f("RTO", 0, 1, RW, 0),
-                    f("RLO", 1, 1, RW, 0),
-                    f("NAO", 3, 1, RW, 1),
-                    f("SAO", 7, 1, RW, 0),
-                    f("PMO", 8, 1, RW, 0),
-                    f("ROOTCR_IMPL", 31, 1, RO, 1),
-                ],
-            );
-        }
-        if cfg.msi_mpam {
-            // 10.5.2.25: bits above the combined PARTID / PMG widths of MPAMIDR and S_MPAMIDR are
-            // RES0; Update reads 0 (an update completes at its write's edge, docs/behaviour.md).
-            let width = |max: u64| 64 - max.leading_zeros();
-            let mut partid_max = cfg.partid_max as u64;
-            let mut pmg_max = cfg.pmg_max as u64;
-            if cfg.secure {
-                partid_max = partid_max.max(cfg.s_partid_max as u64);
-                pmg_max = pmg_max.max(cfg.s_pmg_max as u64);
-            }
-            let mut fields = Vec::new();
-            if partid_max > 0 {
-                fields.push(f("PO_PARTID", 0, width(partid_max), RW, 0));
-            }
-            if pmg_max > 0 {
-                fields.push(f("PO_PMG", 16, width(pmg_max), RW, 0));
-            }
-            fields.push(f("UPDATE", 31, 1, RO, 0));
-            push(RegId::Gmpam, "SMMU_PMCG_GMPAM".into(), GMPAM, 0, 32, fields);
-        }
-        if cfg.mpam_filter || cfg.msi_mpam {
-            // 10.5.2.27/28: the PARTID/PMG limits of the filter and of MSIs.
-            push(
-                RegId::Mpamidr,
-                "SMMU_PMCG_MPAMIDR".into(),
-                MPAMIDR,
-                0,
-                32,
-                vec![
-                    f("PARTID_MAX", 0, 16, RO, cfg.partid_max as u64),
-                    f("PMG_MAX", 16, 8, RO, cfg.pmg_max as u64),
-                ],
-            );
-            if cfg.secure {
-                push(
-                    RegId::SMpamidr,
-                    "SMMU_PMCG_S_MPAMIDR".into(),
-                    S_MPAMIDR,
-                    0,
-                    32,
-                    vec![
-                        f("PARTID_MAX", 0, 16, RO, cfg.s_partid_max as u64),
-                        f("PMG_MAX", 16, 8, RO, cfg.s_pmg_max as u64),
-                    ],
-                );
-            }
-        }
-        let cfgr = [
-            f("NCTR", 0, 6, RO, (cfg.counters - 1) as u64),
-            f("SIZE", 8, 6, RO, (cfg.counter_bits - 1) as u64),
-            f("RELOC_CTRS", 20, 1, RO, cfg.reloc_ctrs as u64),
-            f("MSI", 21, 1, RO, cfg.msi as u64),
-            f("CAPTURE", 22, 1, RO, cfg.capture as u64),
-            f(
-                "SID_FILTER_TYPE",
-                23,
-                1,
-                RO,
-                (cfg.sid_filter == SidFilterType::Global) as u64,
-            ),
-            f("MPAM", 24, 1, RO, cfg.msi_mpam as u64),
-            f("FILTER_PARTID_PMG", 25, 1, RO, cfg.mpam_filter as u64),
-        ];
-        push(
-            RegId::Cfgr,
-            "SMMU_PMCG_CFGR".into(),
-            CFGR,
-            0,
-            32,
-            cfgr.to_vec(),
-        );
-        push(
-            RegId::Cr,
-            "SMMU_PMCG_CR".into(),
-            CR,
-            0,
-            32,
-            vec![f("E", 0, 1, RW, 0)],
-        );
-        let id = &cfg.ident;
-        let implementer = ((id.jep106_continuation as u64) << 8) | id.jep106_id as u64;
-        push(
-            RegId::Iidr,
-            "SMMU_PMCG_IIDR".into(),
-            IIDR,
-            0,
-            32,
-            vec![
-                f("Implementer", 0, 12, RO, implementer),
-                f("Revision", 12, 4, RO, id.revision as u64),
-                f("Variant", 16, 4, RO, id.variant as u64),
-                f("ProductID", 20, 12, RO, id.product_id as u64),
-            ],
-        );
-        let (mut ceid0, mut ceid1) = (0u64, 0u64);
-        for e in cfg.supported_events() {
-            match e {
-                0..=63 => ceid0 |= 1 << e,
-                64..=127 => ceid1 |= 1 << (e - 64),
-                _ => {} // CEID covers events 0-127 only (10.5.2.16/17).
-            }
-        }
-        push(
-            RegId::Ceid0,
-            "SMMU_PMCG_CEID0".into(),
-            CEID0,
-            0,
-            64,
-            vec![f("N", 0, 64, RO, ceid0)],
-        );
-        push(
-            RegId::Ceid1,
-            "SMMU_PMCG_CEID1".into(),
-            CEID1,
-            0,
-            64,
-            vec![f("N", 0, 64, RO, ceid1)],
-        );
-        push(
-            RegId::IrqCtrl,
-            "SMMU_PMCG_IRQ_CTRL".into(),
-            IRQ_CTRL,
-            0,
-            32,
-            vec![f("IRQEN", 0, 1, RW, 0)],
-        );
-        push(
-            RegId::IrqCtrlAck,
-            "SMMU_PMCG_IRQ_CTRLACK".into(),
-            IRQ_CTRLACK,
-            0,
-            32,
-            vec![f("IRQEN", 0, 1, RO, 0)],
-        );
-        if cfg.msi {
-            push(
-                RegId::IrqCfg0,
-                "SMMU_PMCG_IRQ_CFG0".into(),
-                IRQ_CFG0,
-                0,
-                64,
-                vec![f("ADDR", 2, cfg.pa_bits - 2, RW, 0)],
-            );
-            push(
-                RegId::IrqCfg1,
-                "SMMU_PMCG_IRQ_CFG1".into(),
-                IRQ_CFG1,
-                0,
-                32,
-                vec![f("DATA", 0, 32, RW, 0)],
-            );
-            push(
-                RegId::IrqCfg2,
-                "SMMU_PMCG_IRQ_CFG2".into(),
-                IRQ_CFG2,
-                0,
-                32,
-                vec![f("MEMATTR", 0, 4, RW, 0), f("SH", 4, 2, RW, 0)],
-            );
-            push(
-                RegId::IrqStatus,
-                "SMMU_PMCG_IRQ_STATUS".into(),
-                IRQ_STATUS,
-                0,
-                32,
-                vec![f("IRQ_ABT", 0, 1, RO, 0)],
-            );
-        }
-        push(
-            RegId::Aidr,
-            "SMMU_PMCG_AIDR".into(),
-            AIDR,
-            0,
-            32,
-            vec![
-                f("ArchMinorRev", 0, 4, RO, AIDR_VALUE & 0xF),
-                f("ArchMajorRev", 4, 4, RO, AIDR_VALUE >> 4),
-            ],
-        );
-        push(
-            RegId::PmDevArch,
-            "SMMU_PMCG_PMDEVARCH".into(),
-            PMDEVARCH,
-            0,
-            32,
-            vec![f("PMDEVARCH", 0, 32, RO, PMDEVARCH_VALUE)],
-        );
-        push(
-            RegId::PmDevType,
-            "SMMU_PMCG_PMDEVTYPE".into(),
-            PMDEVTYPE,
-            0,
-            32,
-            vec![f("PMDEVTYPE", 0, 8, RO, PMDEVTYPE_VALUE)],
-        );
-        // 10.5.2.29: CoreSight peripheral ID; DES_0/1/2 carry the JEP106 code.
-        let part = id.product_id as u64;
-        let jep = id.jep106_id as u64;
-        let pidr = [
-            part & 0xFF,
-            ((jep & 0xF) << 4) | (part >> 8),
-            ((id.variant as u64) << 4) | (1 << 3) | (jep >> 4),
-            ((id.revision as u64) << 4) | id.cmod as u64,
-            id.jep106_continuation as u64,
-            0,
-            0,
-            0,
-        ];
-        for (k, value) in pidr.into_iter().enumerate() {
-            let k = k as u32;
-            let addr = if k < 4 {
-                PIDR0 + 4 * k
-            } else {
-                PIDR4 + 4 * (k - 4)
-            };
-            let fields = if k < 5 {
-                vec![f("VALUE", 0, 8, RO, value)]
-            } else {
-                vec![]
-            };
-            push(
-                RegId::Pidr(k),
-                format!("SMMU_PMCG_PIDR{k}"),
-                addr,
-                0,
-                32,
-                fields,
-            );
-        }
-        for (k, value) in CIDR_VALUES.into_iter().enumerate() {
-            let k = k as u32;
-            push(
-                RegId::Cidr(k),
-                format!("SMMU_PMCG_CIDR{k}"),
-                CIDR0 + 4 * k,
-                0,
-                32,
-                vec![f("VALUE", 0, 8, RO, value)],
-            );
-        }
-        for r in regs.iter_mut() {
-            r.secure_only = matches!(r.id, RegId::Scr | RegId::ScrAlias | RegId::SMpamidr);
-            r.root_write = r.id == RegId::Rootcr;
-            r.guarded = matches!(r.id, RegId::IrqCfg0 | RegId::IrqCfg1 | RegId::IrqCfg2);
         }
         RegisterMap {
             regs,
@@ -720,9 +779,15 @@ impl RegisterMap {
         })
     }
 
-    /// Bit mask of `field` in register `id` (0 when either is absent). The RTL reads its field
-    /// positions through this so that they are written only here.
+    /// Bit mask of `field` in register `id` (0 when this configuration implements either not).
+    /// The RTL reads its field positions through this so that they are written only here.
+    /// Panics when `field` is no field of `id` in [`REGISTERS`] under any configuration: a
+    /// misspelt name is a bug, not an absent field.
     pub fn field_mask(&self, id: RegId, field: &str) -> u64 {
+        assert!(
+            id.def().fields.iter().any(|f| f.name == field),
+            "{field} is not a field of {id:?} in the register table"
+        );
         self.get(id)
             .and_then(|r| r.field(field))
             .map(|f| f.mask())
@@ -831,6 +896,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn every_register_and_field_is_described() {
+        // Every feature on, so every register and field exists somewhere.
+        let cfg = PmcgConfig::parse_kv(["realm=on", "mpam_filter=on", "msi_mpam=on", "counters=2"])
+            .unwrap();
+        let m = RegisterMap::new(&cfg);
+        for r in &m.regs {
+            assert!(!r.id.description().is_empty(), "{}", r.name);
+            assert!(r.id.spec_section().starts_with("10.5.2."), "{}", r.name);
+            for f in &r.fields {
+                assert!(
+                    !r.id.field_description(f.name).is_empty(),
+                    "{}.{} has no description",
+                    r.name,
+                    f.name
+                );
+            }
+        }
+        assert_eq!(m.reg(RegId::ScrAlias).short_name(), "SCR_ALIAS");
+        assert_eq!(
+            m.reg(RegId::IrqCfg0).restrictions(),
+            vec![Restriction::Guarded]
+        );
+        assert_eq!(
+            m.reg(RegId::Rootcr).restrictions(),
+            vec![Restriction::RootOnly]
+        );
+        assert_eq!(m.reg(RegId::Evcntr(1)).page_offset(m.page1_base), 8);
+    }
+
+    #[test]
+    #[should_panic(expected = "not a field of Cr")]
+    fn a_misspelt_field_name_is_caught() {
+        RegisterMap::new(&PmcgConfig::default()).field_mask(RegId::Cr, "EN");
+    }
+
+    #[test]
+    fn an_absent_field_has_an_empty_mask() {
+        // FILTER_REALM_SID exists only with Realm.
+        let m = RegisterMap::new(&PmcgConfig::default());
+        assert_eq!(m.field_mask(RegId::Evtyper(0), "FILTER_REALM_SID"), 0);
+        assert_eq!(m.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID"), 1 << 30);
     }
 
     #[test]

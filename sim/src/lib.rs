@@ -12,5 +12,6 @@ pub mod native;
 pub mod pins;
 pub mod script;
 pub mod stimulus;
+pub mod testbench;
 pub mod vdut;
 pub mod verilator;

@@ -9,6 +9,8 @@
 //! ```
 //! Every emitted file carries an SPDX line ([`SPDX_LICENSE`]); [`stamp`] stamps the generated
 //! documents with a hash of what made them.
+
+pub mod collateral;
 pub mod flow;
 pub mod stamp;
 pub mod wrapper;
