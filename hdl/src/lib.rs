@@ -1,5 +1,6 @@
 //! RustHDL modules of the Arm SMMUv3 Performance Monitor Counter Group (PMCG), plus the two
-//! plain-Rust modules everything else derives from: the validated configuration and the register map.
+//! the two plain-Rust modules everything else derives from, re-exported from `pmcg-regs`: the
+//! validated configuration and the register map.
 //!
 //! ```text
 //!            ┌──────────────────────────── PmcgCore (top.rs) ────────────────────────┐
@@ -12,8 +13,9 @@
 //! ```
 pub mod apb;
 pub mod bitpack;
-pub mod config;
 pub mod msi;
 pub mod regfile;
-pub mod regmap;
 pub mod top;
+
+/// The configuration and the register map live in `pmcg-regs` (no rust-hdl dependency).
+pub use pmcg_regs::{config, regmap};

@@ -41,7 +41,7 @@
 //!
 //! ## `config`
 //! Keys: those of the configuration key table,
-//! [`CONFIG_KEYS`](pmcg_hdl::config::CONFIG_KEYS) in `hdl/src/config.rs` (each key's values,
+//! [`CONFIG_KEYS`](pmcg_hdl::config::CONFIG_KEYS) in `regs/src/config.rs` (each key's values,
 //! default, register and meaning; README.md's "Configuration keys" is generated from it), with the
 //! values [`PmcgConfig::set`] accepts. Missing keys
 //! take the defaults of [`PmcgConfig::default`]; `config` alone is the default configuration. A key

@@ -21,7 +21,8 @@
 //! configuration's [`PmcgConfig::summary`]; for `synth --sweep`: the requested clock). An input
 //! `dir/*.rs` is every `.rs` file directly in `dir`, so a new source file changes the hash too.
 //!
-//! - `docs/timing.md` and `docs/timing.svg` ([`Stamp::timing`]): `hdl/src/*.rs` (the design),
+//! - `docs/timing.md` and `docs/timing.svg` ([`Stamp::timing`]): `hdl/src/*.rs` and
+//!   `regs/src/*.rs` (the design, its configuration and register map),
 //!   `sim/src/{model,native,pins}.rs` (the native backend, its pin interface and the model the
 //!   waveform shows), `src/timing.rs` (the measurements and the document's text); with
 //!   `--backend verilator` also `synth/src/{lib,wrapper}.rs` and `sim/src/{vdut,verilator}.rs`.
@@ -67,6 +68,7 @@ impl Stamp {
     pub fn timing(cfg: &PmcgConfig, verilator: bool) -> Self {
         let mut inputs = vec![
             "hdl/src/*.rs",
+            "regs/src/*.rs",
             "sim/src/model.rs",
             "sim/src/native.rs",
             "sim/src/pins.rs",

@@ -1168,7 +1168,7 @@ mod tests {
     #[test]
     fn readme_key_table_is_generated_from_the_key_table() {
         const BEGIN: &str =
-            "<!-- BEGIN generated: config-keys (hdl/src/config.rs CONFIG_KEYS) -->\n";
+            "<!-- BEGIN generated: config-keys (regs/src/config.rs CONFIG_KEYS) -->\n";
         const END: &str = "<!-- END generated: config-keys -->";
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
         let readme = std::fs::read_to_string(path).unwrap();
@@ -1184,7 +1184,7 @@ mod tests {
                 std::fs::write(path, format!("{head}{BEGIN}{generated}{END}{tail}")).unwrap();
             } else {
                 panic!(
-                    "README.md's configuration key table differs from CONFIG_KEYS in hdl/src/config.rs; \
+                    "README.md's configuration key table differs from CONFIG_KEYS in regs/src/config.rs; \
                      regenerate it with `PMCG_BLESS=1 cargo test -p pmcg-hdl --lib readme_key_table`\n\
                      --- README.md\n{block}\n--- generated\n{generated}"
                 );
