@@ -10,6 +10,7 @@
 
 use crate::output::say;
 use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::checked::Checked;
 use pmcg_sim::model::Model;
@@ -59,7 +60,7 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Four counters on four events, filtered the way a driver programs them (10.4): every
     // stream, StreamIDs 0x20-0x3F (PartialSID: SMR 0x2F ignores bits 4:0), StreamID 7 (ExactSID),
     // and cycles (never filtered).
-    let span = map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN") as u32;
+    let span = map.mask(field::EVTYPER_FILTER_SID_SPAN) as u32;
     let program: [(u32, u16, u32, u32, &str); 4] = [
         (0, 1, span, 0xFFFF_FFFF, "transactions, all"),
         (1, 2, span, 0x2F, "TLB misses, 0x20-0x3F"),
@@ -79,7 +80,7 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
         d.apb_write(addr(RegId::Evtyper(n)), event as u32 | filter, s);
     }
     d.apb_write(addr(RegId::CntenSet0), 0xF, s);
-    d.apb_write(addr(RegId::Cr), map.field_mask(RegId::Cr, "E") as u32, s);
+    d.apb_write(addr(RegId::Cr), map.mask(field::CR_E) as u32, s);
 
     // Traffic: the demo keeps its own totals per event, the oracle for the lane-event counters.
     let mut rng = ChaCha8Rng::seed_from_u64(SEED);
@@ -135,11 +136,11 @@ pub fn run(out: &Path) -> Result<ExitCode, Box<dyn std::error::Error>> {
     d.apb_write(addr(RegId::IntenSet0), 1, s);
     d.apb_write(
         addr(RegId::IrqCtrl),
-        map.field_mask(RegId::IrqCtrl, "IRQEN") as u32,
+        map.mask(field::IRQ_CTRL_IRQEN) as u32,
         s,
     );
     let irq_before = d.irq_pulses;
-    d.apb_write(addr(RegId::Cr), map.field_mask(RegId::Cr, "E") as u32, s);
+    d.apb_write(addr(RegId::Cr), map.mask(field::CR_E) as u32, s);
     let event1 = LaneIn {
         valid: true,
         events: 1 << cfg.lane_bit_of(1).expect("event 1"),

@@ -10,6 +10,7 @@
 
 use crate::output::{self, say};
 use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::model::Model;
 use pmcg_sim::native::NativeDut;
@@ -129,7 +130,7 @@ impl Bench {
 
     /// Counter 0 on `event`, enabled, counting.
     fn start(&mut self, event: u16) {
-        let e = self.map.field_mask(RegId::Cr, "E") as u32;
+        let e = self.map.mask(field::CR_E) as u32;
         self.write(RegId::Evtyper(0), event as u32);
         self.write(RegId::CntenSet0, 1);
         self.write(RegId::Cr, e);
@@ -156,7 +157,7 @@ fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64, Option<u64>)> {
     let mut aw_after = None;
     for k in 0..8u64 {
         let mut b = Bench::new(cfg, v)?;
-        let en = b.map.field_mask(RegId::IrqCtrl, "IRQEN") as u32;
+        let en = b.map.mask(field::IRQ_CTRL_IRQEN) as u32;
         b.write(RegId::Evtyper(0), 1);
         b.write(RegId::Evcntr(0), u32::MAX);
         if cfg.wide_counters() {
@@ -286,7 +287,7 @@ fn enable_delay(cfg: &PmcgConfig, v: bool) -> Res<u64> {
     let mut b = Bench::new(cfg, v)?;
     b.write(RegId::Evtyper(0), 0);
     b.write(RegId::CntenSet0, 1);
-    let e = b.map.field_mask(RegId::Cr, "E") as u32;
+    let e = b.map.mask(field::CR_E) as u32;
     b.write(RegId::Cr, e);
     let write_edge = b.cycle; // the access cycle's edge
     let n = b.no_lanes();
@@ -505,13 +506,10 @@ fn waveform_svg(cfg: &PmcgConfig) -> Res<String> {
         (map.reg(RegId::IntenSet0).addr, 1),
         (
             map.reg(RegId::IrqCtrl).addr,
-            map.field_mask(RegId::IrqCtrl, "IRQEN") as u32,
+            map.mask(field::IRQ_CTRL_IRQEN) as u32,
         ),
         (map.reg(RegId::CntenSet0).addr, 1),
-        (
-            map.reg(RegId::Cr).addr,
-            map.field_mask(RegId::Cr, "E") as u32,
-        ),
+        (map.reg(RegId::Cr).addr, map.mask(field::CR_E) as u32),
     ]);
     for (a, v) in setup {
         inputs.push(bus(a, Some(v), false));

@@ -19,6 +19,7 @@ use pmcg_fpga::host::{
 use pmcg_fpga::map;
 use pmcg_fpga::sim::{BoardSim, NativeBoard, VerilatorBoard};
 use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -265,7 +266,7 @@ fn msi_sink_records_address_data_awprot_and_answers_slverr() {
     // docs/behaviour.md: AWPROT = {0 (data), NS, 1 (privileged)}, NS = SCR.NSMSI | SCR.NSRA.
     let ns = (field_reset("NSMSI") | field_reset("NSRA")) as u32 & 1;
     let prot = 0b001 | ns << 1;
-    let abt = m.field_mask(RegId::IrqStatus, "IRQ_ABT") as u32;
+    let abt = m.mask(field::IRQ_STATUS_IRQ_ABT) as u32;
     for uart in boards(&cfg) {
         let name = uart.backend();
         let mut b = BridgeClient::new(uart);
@@ -336,7 +337,7 @@ fn lfsr(x: u32) -> u32 {
 fn traffic_generator_gives_the_counts_the_host_computes() {
     let cfg = small();
     let m = RegisterMap::new(&cfg);
-    let span = m.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN") as u32;
+    let span = m.mask(field::EVTYPER_FILTER_SID_SPAN) as u32;
     let evcntr = |n| m.reg(RegId::Evcntr(n)).addr;
     for uart in boards(&cfg) {
         let name = uart.backend();

@@ -32,6 +32,7 @@ mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_config, record, span, Log, Pmcg, D, S};
 use common::{for_each_backend, named_config};
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, RegId};
 use pmcg_sim::axi::MsiResponder;
 use pmcg_sim::pins::{Access, PinInputs};
@@ -460,18 +461,14 @@ fn without_capture_svr_capr_ovfcap_are_res0() {
     assert!(!cfg.capture);
     let p = Pmcg::new(&name, &cfg);
     assert!(p.map.get(RegId::Svr(0)).is_none() && p.map.get(RegId::Capr).is_none());
-    assert!(p.map.reg(RegId::Evtyper(0)).field("OVFCAP").is_none());
+    assert!(p.map.field(field::EVTYPER_OVFCAP).is_none());
     let page = if cfg.reloc_ctrs { p.map.page1_base } else { 0 };
     let capr = page + offset::CAPR;
     let svr = |n: u32| p.map.array_base(RegId::Svr(0)) + p.map.counter_stride * n;
     for_each_backend(&cfg, |d| {
         let log = record(d);
         let cfgr = p.read(d, RegId::Cfgr) as u64;
-        assert_eq!(
-            cfgr & p.map.field_mask(RegId::Cfgr, "CAPTURE"),
-            0,
-            "CFGR.CAPTURE"
-        );
+        assert_eq!(cfgr & p.map.mask(field::CFGR_CAPTURE), 0, "CFGR.CAPTURE");
         p.write(d, RegId::Evtyper(0), 0x8000_0000);
         assert_eq!(
             p.read(d, RegId::Evtyper(0)),

@@ -30,6 +30,7 @@ mod common;
 
 use common::{configs, for_each_backend, named_config};
 use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, SecState};
 use std::cell::RefCell;
@@ -399,7 +400,7 @@ fn each_supported_event_counts_exactly_its_lane_bit() {
                 // AllSIDManySECSID, which takes the Non-secure lanes (behaviour.md); with the
                 // global filter it follows EVTYPER0/SMR0 (ExactSID 0). Either way it counts like
                 // counter 0, which keeps the reset filter (ExactSID 0, Non-secure).
-                let event_mask = p.map.field_mask(RegId::Evtyper(3), "EVENT") as u32;
+                let event_mask = p.map.mask(field::EVTYPER_EVENT.at(3)) as u32;
                 p.write(d, RegId::Evtyper(3), !event_mask | id as u32);
                 if p.map.get(RegId::Smr(3)).is_some() {
                     p.write(d, RegId::Smr(3), 0xFFFF_FFFF);

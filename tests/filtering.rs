@@ -46,6 +46,7 @@ use common::sid_modes::{all_ones, care, mode, Mode};
 
 use common::{for_each_backend, named_config};
 use pmcg_hdl::config::{PmcgConfig, SidFilterType};
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, SecState};
 use rand::{Rng, SeedableRng};
@@ -438,9 +439,9 @@ struct Pmcg {
 impl Pmcg {
     fn new(name: &str, cfg: &PmcgConfig) -> Pmcg {
         let map = RegisterMap::new(cfg);
-        let span_mask = map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN") as u32;
-        let sec_mask = map.field_mask(RegId::Evtyper(0), "FILTER_SEC_SID") as u32;
-        let event_mask = map.field_mask(RegId::Evtyper(0), "EVENT") as u32;
+        let span_mask = map.mask(field::EVTYPER_FILTER_SID_SPAN) as u32;
+        let sec_mask = map.mask(field::EVTYPER_FILTER_SEC_SID) as u32;
+        let event_mask = map.mask(field::EVTYPER_EVENT) as u32;
         assert_ne!(span_mask, 0, "{name}: EVTYPER0.FILTER_SID_SPAN");
         assert_eq!(
             sec_mask != 0,
@@ -512,7 +513,7 @@ impl Pmcg {
         if !self.cfg.secure {
             return;
         }
-        let so_mask = self.map.field_mask(RegId::Scr, "SO") as u32;
+        let so_mask = self.map.mask(field::SCR_SO) as u32;
         assert_ne!(so_mask, 0, "{}: SCR.SO", self.name);
         let scr = self.read(d, RegId::Scr);
         let v = if so { scr | so_mask } else { scr & !so_mask };
@@ -534,7 +535,7 @@ impl Pmcg {
     /// edge on).
     fn enable(&self, d: &mut D, counters: u64) -> u64 {
         self.write_bits(d, RegId::CntenSet0, counters);
-        self.write(d, RegId::Cr, self.map.field_mask(RegId::Cr, "E") as u32)
+        self.write(d, RegId::Cr, self.map.mask(field::CR_E) as u32)
     }
 
     /// CR.E = 0; returns the edge (the last edge that counts).
@@ -1030,7 +1031,7 @@ fn global_filter_applies_evtyper0_and_smr0_to_every_counter() {
     assert_eq!(events.len() as u32, cfg.counters);
     for n in 1..cfg.counters {
         assert_eq!(
-            p.map.field_mask(RegId::Evtyper(n), "FILTER_SID_SPAN"),
+            p.map.mask(field::EVTYPER_FILTER_SID_SPAN.at(n)),
             0,
             "global filter: no filter fields in EVTYPER{n}"
         );
@@ -1319,7 +1320,7 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
     let ns = |sid| lane(ev, sid, SecState::NonSecure, false);
     let sec = |sid| lane(ev, sid, SecState::Secure, false);
     let idle = LaneIn::default();
-    let so_mask = p.map.field_mask(RegId::Scr, "SO") as u32;
+    let so_mask = p.map.mask(field::SCR_SO) as u32;
     // SCR at its reset value (NSRA, and NSMSI with MSI, stay 1) with SO = 1.
     let scr_so = p.map.reg(RegId::Scr).reset() as u32 | so_mask;
     struct Case {

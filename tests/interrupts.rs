@@ -50,6 +50,7 @@ mod common;
 use common::pmcg::{all_lanes, idle_until, irq_churn, irq_config, span, Log, Pmcg, D, S};
 use common::{base_seed, for_each_backend, named_config};
 use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId};
 use pmcg_sim::axi::{MsiResponder, MsiWrite, RESP_DECERR, RESP_OKAY, RESP_SLVERR};
 use pmcg_sim::pins::{PinInputs, PinOutputs};
@@ -182,13 +183,12 @@ impl Oracle {
         Oracle {
             msi: p.cfg.msi,
             secure: p.cfg.secure,
-            irqen_mask: map.field_mask(RegId::IrqCtrl, "IRQEN") as u32,
-            addr_mask: map.field_mask(RegId::IrqCfg0, "ADDR"),
-            cfg2_mask: (map.field_mask(RegId::IrqCfg2, "MEMATTR")
-                | map.field_mask(RegId::IrqCfg2, "SH")) as u32,
+            irqen_mask: map.mask(field::IRQ_CTRL_IRQEN) as u32,
+            addr_mask: map.mask(field::IRQ_CFG0_ADDR),
+            cfg2_mask: (map.mask(field::IRQ_CFG2_MEMATTR) | map.mask(field::IRQ_CFG2_SH)) as u32,
             scr_rw: scr.map(|r| r.mask_of(RegAccess::RW) as u32).unwrap_or(0),
-            nsra_mask: map.field_mask(RegId::Scr, "NSRA") as u32,
-            nsmsi_mask: map.field_mask(RegId::Scr, "NSMSI") as u32,
+            nsra_mask: map.mask(field::SCR_NSRA) as u32,
+            nsmsi_mask: map.mask(field::SCR_NSMSI) as u32,
             synced: false,
             rst_q: false,
             en: false,
@@ -1988,8 +1988,8 @@ fn msi_mpam_sidebands_follow_gmpam_and_the_msi_target() {
     cfg.msi_mpam = true;
     cfg.validate().unwrap();
     let p = Pmcg::new(&name, &cfg);
-    let partid = p.map.field_mask(RegId::Gmpam, "PO_PARTID");
-    let pmg = p.map.field_mask(RegId::Gmpam, "PO_PMG");
+    let partid = p.map.mask(field::GMPAM_PO_PARTID);
+    let pmg = p.map.mask(field::GMPAM_PO_PMG);
     // The larger of the two limits sets each width (10.5.2.25).
     let width = |a: u64, b: u64| 64 - a.max(b).leading_zeros();
     let pmg_lsb = pmg.trailing_zeros();
@@ -2001,7 +2001,7 @@ fn msi_mpam_sidebands_follow_gmpam_and_the_msi_target() {
         pmg >> pmg_lsb,
         (1 << width(cfg.pmg_max as u64, cfg.s_pmg_max as u64)) - 1
     );
-    let cfgr_mpam = p.map.field_mask(RegId::Cfgr, "MPAM") as u32;
+    let cfgr_mpam = p.map.mask(field::CFGR_MPAM) as u32;
     for_each_backend(&cfg, |d| {
         let probe = attach(&p, d, MsiResponder::fixed(1, 0, 1, RESP_OKAY));
         assert_eq!(p.read(d, RegId::Cfgr) & cfgr_mpam, cfgr_mpam, "CFGR.MPAM");

@@ -63,6 +63,7 @@ use common::sid_modes::{all_ones, care, mode, Mode};
 
 use common::for_each_backend;
 use pmcg_hdl::config::{PmcgConfig, SidFilterType};
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as FieldAccess, RegId, RegisterMap};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, MpamSpace, PinInputs, SecState};
 use rand::{Rng, SeedableRng};
@@ -1996,7 +1997,7 @@ fn nonattr_without_secure() {
 fn nonattr_secure_no_realm() {
     let (name, cfg) = cfg_secure();
     let p = Pmcg::new(&name, &cfg);
-    let nao_pos = RegisterMap::new(&cfg_realm().1).field_mask(RegId::Scr, "NAO") as u32;
+    let nao_pos = RegisterMap::new(&cfg_realm().1).mask(field::SCR_NAO) as u32;
     assert_ne!(nao_pos, 0);
     assert_eq!(
         p.mask(RegId::Scr, "NAO"),
@@ -2405,7 +2406,7 @@ fn evtyper_new_fields_read_back() {
         cfg_exhaustive(1),
     ] {
         let p = Pmcg::new(&name, &cfg);
-        if let Some(sp) = p.map.reg(RegId::Evtyper(0)).field("FILTER_MPAM_SP") {
+        if let Some(sp) = p.map.field(field::EVTYPER_FILTER_MPAM_SP) {
             assert_eq!(sp.lsb, ref_sp.lsb);
             assert_eq!(
                 sp.width,

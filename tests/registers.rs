@@ -16,6 +16,7 @@ mod common;
 
 use common::{configs, for_each_backend};
 use pmcg_hdl::config::{PmcgConfig, CYCLE_EVENT};
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as FieldAccess, RegId, Register, RegisterMap, Word};
 use pmcg_sim::pins::{Access, Driver, Dut};
 use rand::{Rng, SeedableRng};
@@ -452,8 +453,8 @@ fn random_patterns_on_all_rw_registers_at_once() {
         let words = map_words(b.map);
         let ctrl = b.word(RegId::IrqCtrl, Word::Low);
         let ack = b.word(RegId::IrqCtrlAck, Word::Low);
-        let irqen = b.map.field_mask(RegId::IrqCtrl, "IRQEN") as u32;
-        let ack_irqen = b.map.field_mask(RegId::IrqCtrlAck, "IRQEN") as u32;
+        let irqen = b.map.mask(field::IRQ_CTRL_IRQEN) as u32;
+        let ack_irqen = b.map.mask(field::IRQ_CTRLACK_IRQEN) as u32;
         for round in 0..2 {
             // IRQ_CTRL last: its IRQEN would guard IRQ_CFG0/1/2. CNTEN stays 0, so CR.E = 1
             // counts nothing.
@@ -641,7 +642,7 @@ fn security_nsra_and_secure_only_scr() {
         }
         // NSRA = 1 (reset): Non-secure accesses work on every register but SCR.
         let scr = b.word(RegId::Scr, Word::Low);
-        let nsra = b.map.field_mask(RegId::Scr, "NSRA") as u32;
+        let nsra = b.map.mask(field::SCR_NSRA) as u32;
         assert_ne!(scr.reset & nsra, 0, "NSRA resets to 1");
         read_write_pass(b, NS);
 
@@ -718,8 +719,8 @@ fn irq_cfg_guarded_by_irqen_and_ctrlack_follows() {
     every_config(|b| {
         let ctrl = b.word(RegId::IrqCtrl, Word::Low);
         let ack = b.word(RegId::IrqCtrlAck, Word::Low);
-        let irqen = b.map.field_mask(RegId::IrqCtrl, "IRQEN") as u32;
-        let ack_irqen = b.map.field_mask(RegId::IrqCtrlAck, "IRQEN") as u32;
+        let irqen = b.map.mask(field::IRQ_CTRL_IRQEN) as u32;
+        let ack_irqen = b.map.mask(field::IRQ_CTRLACK_IRQEN) as u32;
         assert_ne!(irqen, 0);
         assert_ne!(ack_irqen, 0);
         assert_eq!(ack.rw, 0, "IRQ_CTRLACK is RO");
@@ -822,9 +823,9 @@ impl Running {
 /// Stops counting (CR.E = 0), makes counter n count cycles (EVTYPERn.EVENT = 0, CNTEN[n] = 1),
 /// writes it to `hi:SNAP_LOW_START` while stopped, then sets CR.E = 1.
 fn start_cycle_counter(b: &mut Bench<'_>, n: u32, hi: u32) -> Running {
-    let cr_e = b.map.field_mask(RegId::Cr, "E") as u32;
+    let cr_e = b.map.mask(field::CR_E) as u32;
     b.write_reg(RegId::Cr, Word::Low, 0);
-    let event = b.map.reg(RegId::Evtyper(n)).field("EVENT").expect("EVENT");
+    let event = b.map.field(field::EVTYPER_EVENT.at(n)).expect("EVENT");
     b.write_reg(
         RegId::Evtyper(n),
         Word::Low,
@@ -964,7 +965,7 @@ fn split_64_bit_read_snapshot() {
                 expect_counter(b, &r, High, NS, case, hi, snap);
 
                 let scr = b.word(RegId::Scr, Low);
-                let nsra = b.map.field_mask(RegId::Scr, "NSRA") as u32;
+                let nsra = b.map.mask(field::SCR_NSRA) as u32;
                 // NSRA = 0: a refused low read ends the current snapshot...
                 let r = start_cycle_counter(b, 0, 5);
                 b.write(scr.addr, scr.reset & !nsra, ALL, S);

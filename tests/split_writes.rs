@@ -43,6 +43,7 @@ mod common;
 
 use common::{for_each_backend, named_config};
 use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap, Word};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, PinOutputs, SecState};
 use std::cell::RefCell;
@@ -188,10 +189,10 @@ impl PairOracle {
         PairOracle {
             mask: cfg.counter_mask(),
             kmask: if k == 0 { 0 } else { u64::MAX >> (64 - k) },
-            e_mask: map.field_mask(RegId::Cr, "E") as u32,
-            irqen_mask: map.field_mask(RegId::IrqCtrl, "IRQEN") as u32,
-            nsra_mask: map.field_mask(RegId::Scr, "NSRA") as u32,
-            event_mask: map.field_mask(RegId::Evtyper(0), "EVENT") as u32,
+            e_mask: map.mask(field::CR_E) as u32,
+            irqen_mask: map.mask(field::IRQ_CTRL_IRQEN) as u32,
+            nsra_mask: map.mask(field::SCR_NSRA) as u32,
+            event_mask: map.mask(field::EVTYPER_EVENT) as u32,
             cfg: cfg.clone(),
             map,
             synced: false,
@@ -688,10 +689,10 @@ impl Regs {
         self.a(RegId::Evcntr(n))
     }
     fn e(&self) -> u32 {
-        self.map.field_mask(RegId::Cr, "E") as u32
+        self.map.mask(field::CR_E) as u32
     }
     fn event(&self, ev: u16) -> u32 {
-        let f = self.map.reg(RegId::Evtyper(0)).field("EVENT").unwrap();
+        let f = self.map.field(field::EVTYPER_EVENT).unwrap();
         ((ev as u64) << f.lsb & f.mask()) as u32
     }
 }

@@ -33,6 +33,7 @@
 
 use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
+use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
 
@@ -473,7 +474,7 @@ impl FilterDecode {
 
 /// EVTYPER.FILTER_MPAM_SP's two bits (bit [1] is 0 when the field is one bit wide or absent).
 fn mpam_sp_masks(map: &RegisterMap) -> (u64, u64) {
-    match map.reg(RegId::Evtyper(0)).field("FILTER_MPAM_SP") {
+    match map.field(field::EVTYPER_FILTER_MPAM_SP) {
         Some(f) => (1 << f.lsb, if f.width > 1 { 2 << f.lsb } else { 0 }),
         None => (0, 0),
     }
@@ -557,8 +558,8 @@ impl RegFile {
         let nonattr = lane_bits(&|e| cfg.event_nonattr(e));
         if cfg.mpam_filter {
             // The lane_mpam packing mirrors SMR's {PMG, PARTID} so one AND-compare matches both.
-            assert_eq!(map.field_mask(RegId::Smr(0), "PARTID"), 0xFFFF);
-            assert_eq!(map.field_mask(RegId::Smr(0), "PMG"), 0xFF_0000);
+            assert_eq!(map.mask(field::SMR_PARTID), 0xFFFF);
+            assert_eq!(map.mask(field::SMR_PMG), 0xFF_0000);
         }
         let (sp0, sp1) = mpam_sp_masks(&map);
         let lim = mpam_limits(cfg, &map);
@@ -647,17 +648,17 @@ impl RegFile {
             filtered: Default::default(),
             count: Default::default(),
             filt_load: Default::default(),
-            sid_all: c32(map.field_mask(RegId::Smr(0), "STREAMID")),
+            sid_all: c32(map.mask(field::SMR_STREAMID)),
             sid_msb: c32(1 << (cfg.sid_bits - 1)),
-            span_mask: c32(map.field_mask(RegId::Evtyper(0), "FILTER_SID_SPAN")),
+            span_mask: c32(map.mask(field::EVTYPER_FILTER_SID_SPAN)),
             sec_mask: efield("FILTER_SEC_SID"),
             realm_mask: efield("FILTER_REALM_SID"),
             fpart_mask: efield("FILTER_PARTID"),
             fpmg_mask: efield("FILTER_PMG"),
             sp0_mask: c32(sp0),
             sp1_mask: c32(sp1),
-            so_mask: c32(map.field_mask(RegId::Scr, "SO")),
-            scr_nao_mask: c32(map.field_mask(RegId::Scr, "NAO")),
+            so_mask: c32(map.mask(field::SCR_SO)),
+            scr_nao_mask: c32(map.mask(field::SCR_NAO)),
             rlo_mask: rootcr_field("RLO"),
             rto_mask: rootcr_field("RTO"),
             sao_mask: rootcr_field("SAO"),
@@ -666,8 +667,8 @@ impl RegFile {
             global_filter: Constant::new(cfg.sid_filter == SidFilterType::Global),
             realm_impl: Constant::new(cfg.realm),
             mpam_on: Constant::new(cfg.mpam_filter),
-            partid_field: c32(map.field_mask(RegId::Smr(0), "PARTID")),
-            pmg_field: c32(map.field_mask(RegId::Smr(0), "PMG")),
+            partid_field: c32(map.mask(field::SMR_PARTID)),
+            pmg_field: c32(map.mask(field::SMR_PMG)),
             sp_lane_field: c32(LANE_MPAM_SP_FIELD),
             sp_s_word: sp_word(0),
             sp_ns_word: sp_word(1),
@@ -745,11 +746,11 @@ impl RegFile {
             cr_addr: c32(addr(RegId::Cr)),
             cr_wmask: c32(wmask(RegId::Cr)),
             cr_reset: c32(reset(RegId::Cr)),
-            cr_e_mask: c32(map.field_mask(RegId::Cr, "E")),
+            cr_e_mask: c32(map.mask(field::CR_E)),
             scr_addr: c32(addr(RegId::Scr)),
             scr_wmask: c32(wmask(RegId::Scr)),
             scr_reset: c32(reset(RegId::Scr)),
-            scr_nsra_mask: c32(map.field_mask(RegId::Scr, "NSRA")),
+            scr_nsra_mask: c32(map.mask(field::SCR_NSRA)),
             scr_alias_addr: c32(addr(RegId::ScrAlias)),
             rootcr_addr: c32(addr(RegId::Rootcr)),
             rootcr_wmask: c32(wmask(RegId::Rootcr)),
@@ -767,7 +768,7 @@ impl RegFile {
             inten_reset: Constant::new(reset(RegId::IntenSet0).into()),
             ovs_reset: Constant::new(reset(RegId::OvsSet0).into()),
             irq_ack_addr: c32(addr(RegId::IrqCtrlAck)),
-            irqen_mask: c32(map.field_mask(RegId::IrqCtrl, "IRQEN")),
+            irqen_mask: c32(map.mask(field::IRQ_CTRL_IRQEN)),
             cfg0_addr: c32(addr(RegId::IrqCfg0)),
             cfg0_hi_addr: c32(addr_hi(RegId::IrqCfg0)),
             cfg0_wmask: c32(wmask(RegId::IrqCfg0) & 0xFFFF_FFFF),
@@ -848,10 +849,10 @@ impl RegFile {
             msi_mpam: Default::default(),
             msi_impl: Constant::new(cfg.msi),
             capr_addr: c32(addr(RegId::Capr)),
-            ovfcap_mask: c32(map.field_mask(RegId::Evtyper(0), "OVFCAP")),
-            nsmsi_mask: c32(map.field_mask(RegId::Scr, "NSMSI")),
+            ovfcap_mask: c32(map.mask(field::EVTYPER_OVFCAP)),
+            nsmsi_mask: c32(map.mask(field::SCR_NSMSI)),
             irq_status_addr: c32(addr(RegId::IrqStatus)),
-            abt_mask: c32(map.field_mask(RegId::IrqStatus, "IRQ_ABT")),
+            abt_mask: c32(map.mask(field::IRQ_STATUS_IRQ_ABT)),
             svr_base: c32(map.array_base(RegId::Svr(0)) as u64),
             svr_region: c32(!(map.array_extent(RegId::Svr(0)) as u64 - 1) & 0xFFFF_FFFF),
             ctrl_next: Default::default(),

@@ -502,6 +502,188 @@ const SCR_FIELDS: &[FieldDef] = &[
     always("READS_AS_ONE", 31, W1, Access::RO, ONE, "Reads as one"),
 ];
 
+/// A typed handle on one field of one register (of element 0 of an array register; [`FieldId::at`]
+/// picks another element): what the RTL, the model, the tests and the tools name instead of a
+/// string. The handles are the constants of [`field`], one per field of [`REGISTERS`]; a unit test
+/// checks that each names a field its register's table entry has, and that every field has one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldId {
+    pub reg: RegId,
+    pub name: &'static str,
+}
+
+impl FieldId {
+    /// The same field of element `n` of an array register (itself for other registers).
+    pub const fn at(self, n: u32) -> FieldId {
+        let reg = match self.reg {
+            RegId::Evcntr(_) => RegId::Evcntr(n),
+            RegId::Evtyper(_) => RegId::Evtyper(n),
+            RegId::Svr(_) => RegId::Svr(n),
+            RegId::Smr(_) => RegId::Smr(n),
+            other => other,
+        };
+        FieldId {
+            reg,
+            name: self.name,
+        }
+    }
+}
+
+/// Every field's handle, named `<REGISTER>_<FIELD>` after the architectural names (SMMUv3 10.5).
+#[rustfmt::skip]
+pub mod field {
+    use super::{FieldId, RegId};
+    pub const EVCNTR_COUNTER_VALUE: FieldId = FieldId { reg: RegId::Evcntr(0), name: "COUNTER_VALUE" };
+    pub const EVTYPER_EVENT: FieldId = FieldId { reg: RegId::Evtyper(0), name: "EVENT" };
+    pub const EVTYPER_FILTER_SID_SPAN: FieldId = FieldId { reg: RegId::Evtyper(0), name: "FILTER_SID_SPAN" };
+    pub const EVTYPER_FILTER_SEC_SID: FieldId = FieldId { reg: RegId::Evtyper(0), name: "FILTER_SEC_SID" };
+    pub const EVTYPER_FILTER_REALM_SID: FieldId = FieldId { reg: RegId::Evtyper(0), name: "FILTER_REALM_SID" };
+    pub const EVTYPER_FILTER_PARTID: FieldId = FieldId { reg: RegId::Evtyper(0), name: "FILTER_PARTID" };
+    pub const EVTYPER_FILTER_PMG: FieldId = FieldId { reg: RegId::Evtyper(0), name: "FILTER_PMG" };
+    pub const EVTYPER_FILTER_MPAM_SP: FieldId = FieldId { reg: RegId::Evtyper(0), name: "FILTER_MPAM_SP" };
+    pub const EVTYPER_OVFCAP: FieldId = FieldId { reg: RegId::Evtyper(0), name: "OVFCAP" };
+    pub const SVR_SHADOW_COUNTER_VALUE: FieldId = FieldId { reg: RegId::Svr(0), name: "SHADOW_COUNTER_VALUE" };
+    pub const SMR_STREAMID: FieldId = FieldId { reg: RegId::Smr(0), name: "STREAMID" };
+    pub const SMR_PARTID: FieldId = FieldId { reg: RegId::Smr(0), name: "PARTID" };
+    pub const SMR_PMG: FieldId = FieldId { reg: RegId::Smr(0), name: "PMG" };
+    pub const CNTENSET0_CNTEN: FieldId = FieldId { reg: RegId::CntenSet0, name: "CNTEN" };
+    pub const CNTENCLR0_CNTEN: FieldId = FieldId { reg: RegId::CntenClr0, name: "CNTEN" };
+    pub const INTENSET0_INTEN: FieldId = FieldId { reg: RegId::IntenSet0, name: "INTEN" };
+    pub const INTENCLR0_INTEN: FieldId = FieldId { reg: RegId::IntenClr0, name: "INTEN" };
+    pub const OVSCLR0_OVS: FieldId = FieldId { reg: RegId::OvsClr0, name: "OVS" };
+    pub const OVSSET0_OVS: FieldId = FieldId { reg: RegId::OvsSet0, name: "OVS" };
+    pub const CAPR_CAPTURE: FieldId = FieldId { reg: RegId::Capr, name: "CAPTURE" };
+    pub const SCR_SO: FieldId = FieldId { reg: RegId::Scr, name: "SO" };
+    pub const SCR_NSRA: FieldId = FieldId { reg: RegId::Scr, name: "NSRA" };
+    pub const SCR_NSMSI: FieldId = FieldId { reg: RegId::Scr, name: "NSMSI" };
+    pub const SCR_NAO: FieldId = FieldId { reg: RegId::Scr, name: "NAO" };
+    pub const SCR_READS_AS_ONE: FieldId = FieldId { reg: RegId::Scr, name: "READS_AS_ONE" };
+    pub const ROOTCR_RTO: FieldId = FieldId { reg: RegId::Rootcr, name: "RTO" };
+    pub const ROOTCR_RLO: FieldId = FieldId { reg: RegId::Rootcr, name: "RLO" };
+    pub const ROOTCR_NAO: FieldId = FieldId { reg: RegId::Rootcr, name: "NAO" };
+    pub const ROOTCR_SAO: FieldId = FieldId { reg: RegId::Rootcr, name: "SAO" };
+    pub const ROOTCR_PMO: FieldId = FieldId { reg: RegId::Rootcr, name: "PMO" };
+    pub const ROOTCR_ROOTCR_IMPL: FieldId = FieldId { reg: RegId::Rootcr, name: "ROOTCR_IMPL" };
+    pub const GMPAM_PO_PARTID: FieldId = FieldId { reg: RegId::Gmpam, name: "PO_PARTID" };
+    pub const GMPAM_PO_PMG: FieldId = FieldId { reg: RegId::Gmpam, name: "PO_PMG" };
+    pub const GMPAM_UPDATE: FieldId = FieldId { reg: RegId::Gmpam, name: "UPDATE" };
+    pub const MPAMIDR_PARTID_MAX: FieldId = FieldId { reg: RegId::Mpamidr, name: "PARTID_MAX" };
+    pub const MPAMIDR_PMG_MAX: FieldId = FieldId { reg: RegId::Mpamidr, name: "PMG_MAX" };
+    pub const S_MPAMIDR_PARTID_MAX: FieldId = FieldId { reg: RegId::SMpamidr, name: "PARTID_MAX" };
+    pub const S_MPAMIDR_PMG_MAX: FieldId = FieldId { reg: RegId::SMpamidr, name: "PMG_MAX" };
+    pub const CFGR_NCTR: FieldId = FieldId { reg: RegId::Cfgr, name: "NCTR" };
+    pub const CFGR_SIZE: FieldId = FieldId { reg: RegId::Cfgr, name: "SIZE" };
+    pub const CFGR_RELOC_CTRS: FieldId = FieldId { reg: RegId::Cfgr, name: "RELOC_CTRS" };
+    pub const CFGR_MSI: FieldId = FieldId { reg: RegId::Cfgr, name: "MSI" };
+    pub const CFGR_CAPTURE: FieldId = FieldId { reg: RegId::Cfgr, name: "CAPTURE" };
+    pub const CFGR_SID_FILTER_TYPE: FieldId = FieldId { reg: RegId::Cfgr, name: "SID_FILTER_TYPE" };
+    pub const CFGR_MPAM: FieldId = FieldId { reg: RegId::Cfgr, name: "MPAM" };
+    pub const CFGR_FILTER_PARTID_PMG: FieldId = FieldId { reg: RegId::Cfgr, name: "FILTER_PARTID_PMG" };
+    pub const CR_E: FieldId = FieldId { reg: RegId::Cr, name: "E" };
+    pub const IIDR_IMPLEMENTER: FieldId = FieldId { reg: RegId::Iidr, name: "Implementer" };
+    pub const IIDR_REVISION: FieldId = FieldId { reg: RegId::Iidr, name: "Revision" };
+    pub const IIDR_VARIANT: FieldId = FieldId { reg: RegId::Iidr, name: "Variant" };
+    pub const IIDR_PRODUCTID: FieldId = FieldId { reg: RegId::Iidr, name: "ProductID" };
+    pub const CEID0_N: FieldId = FieldId { reg: RegId::Ceid0, name: "N" };
+    pub const CEID1_N: FieldId = FieldId { reg: RegId::Ceid1, name: "N" };
+    pub const IRQ_CTRL_IRQEN: FieldId = FieldId { reg: RegId::IrqCtrl, name: "IRQEN" };
+    pub const IRQ_CTRLACK_IRQEN: FieldId = FieldId { reg: RegId::IrqCtrlAck, name: "IRQEN" };
+    pub const IRQ_CFG0_ADDR: FieldId = FieldId { reg: RegId::IrqCfg0, name: "ADDR" };
+    pub const IRQ_CFG1_DATA: FieldId = FieldId { reg: RegId::IrqCfg1, name: "DATA" };
+    pub const IRQ_CFG2_MEMATTR: FieldId = FieldId { reg: RegId::IrqCfg2, name: "MEMATTR" };
+    pub const IRQ_CFG2_SH: FieldId = FieldId { reg: RegId::IrqCfg2, name: "SH" };
+    pub const IRQ_STATUS_IRQ_ABT: FieldId = FieldId { reg: RegId::IrqStatus, name: "IRQ_ABT" };
+    pub const AIDR_ARCHMINORREV: FieldId = FieldId { reg: RegId::Aidr, name: "ArchMinorRev" };
+    pub const AIDR_ARCHMAJORREV: FieldId = FieldId { reg: RegId::Aidr, name: "ArchMajorRev" };
+    pub const PMDEVARCH_PMDEVARCH: FieldId = FieldId { reg: RegId::PmDevArch, name: "PMDEVARCH" };
+    pub const PMDEVTYPE_PMDEVTYPE: FieldId = FieldId { reg: RegId::PmDevType, name: "PMDEVTYPE" };
+    pub const PIDR0_VALUE: FieldId = FieldId { reg: RegId::Pidr(0), name: "VALUE" };
+    pub const PIDR1_VALUE: FieldId = FieldId { reg: RegId::Pidr(1), name: "VALUE" };
+    pub const PIDR2_VALUE: FieldId = FieldId { reg: RegId::Pidr(2), name: "VALUE" };
+    pub const PIDR3_VALUE: FieldId = FieldId { reg: RegId::Pidr(3), name: "VALUE" };
+    pub const PIDR4_VALUE: FieldId = FieldId { reg: RegId::Pidr(4), name: "VALUE" };
+    pub const CIDR0_VALUE: FieldId = FieldId { reg: RegId::Cidr(0), name: "VALUE" };
+    pub const CIDR1_VALUE: FieldId = FieldId { reg: RegId::Cidr(1), name: "VALUE" };
+    pub const CIDR2_VALUE: FieldId = FieldId { reg: RegId::Cidr(2), name: "VALUE" };
+    pub const CIDR3_VALUE: FieldId = FieldId { reg: RegId::Cidr(3), name: "VALUE" };
+    /// Every handle (the completeness test walks it).
+    pub const ALL: &[FieldId] = &[
+        EVCNTR_COUNTER_VALUE,
+        EVTYPER_EVENT,
+        EVTYPER_FILTER_SID_SPAN,
+        EVTYPER_FILTER_SEC_SID,
+        EVTYPER_FILTER_REALM_SID,
+        EVTYPER_FILTER_PARTID,
+        EVTYPER_FILTER_PMG,
+        EVTYPER_FILTER_MPAM_SP,
+        EVTYPER_OVFCAP,
+        SVR_SHADOW_COUNTER_VALUE,
+        SMR_STREAMID,
+        SMR_PARTID,
+        SMR_PMG,
+        CNTENSET0_CNTEN,
+        CNTENCLR0_CNTEN,
+        INTENSET0_INTEN,
+        INTENCLR0_INTEN,
+        OVSCLR0_OVS,
+        OVSSET0_OVS,
+        CAPR_CAPTURE,
+        SCR_SO,
+        SCR_NSRA,
+        SCR_NSMSI,
+        SCR_NAO,
+        SCR_READS_AS_ONE,
+        ROOTCR_RTO,
+        ROOTCR_RLO,
+        ROOTCR_NAO,
+        ROOTCR_SAO,
+        ROOTCR_PMO,
+        ROOTCR_ROOTCR_IMPL,
+        GMPAM_PO_PARTID,
+        GMPAM_PO_PMG,
+        GMPAM_UPDATE,
+        MPAMIDR_PARTID_MAX,
+        MPAMIDR_PMG_MAX,
+        S_MPAMIDR_PARTID_MAX,
+        S_MPAMIDR_PMG_MAX,
+        CFGR_NCTR,
+        CFGR_SIZE,
+        CFGR_RELOC_CTRS,
+        CFGR_MSI,
+        CFGR_CAPTURE,
+        CFGR_SID_FILTER_TYPE,
+        CFGR_MPAM,
+        CFGR_FILTER_PARTID_PMG,
+        CR_E,
+        IIDR_IMPLEMENTER,
+        IIDR_REVISION,
+        IIDR_VARIANT,
+        IIDR_PRODUCTID,
+        CEID0_N,
+        CEID1_N,
+        IRQ_CTRL_IRQEN,
+        IRQ_CTRLACK_IRQEN,
+        IRQ_CFG0_ADDR,
+        IRQ_CFG1_DATA,
+        IRQ_CFG2_MEMATTR,
+        IRQ_CFG2_SH,
+        IRQ_STATUS_IRQ_ABT,
+        AIDR_ARCHMINORREV,
+        AIDR_ARCHMAJORREV,
+        PMDEVARCH_PMDEVARCH,
+        PMDEVTYPE_PMDEVTYPE,
+        PIDR0_VALUE,
+        PIDR1_VALUE,
+        PIDR2_VALUE,
+        PIDR3_VALUE,
+        PIDR4_VALUE,
+        CIDR0_VALUE,
+        CIDR1_VALUE,
+        CIDR2_VALUE,
+        CIDR3_VALUE,
+    ];
+}
+
 /// The register table: every register of 10.5.1 the PMCG can implement, in the order the
 /// resolved map lists them (arrays element by element).
 #[rustfmt::skip]
@@ -794,6 +976,17 @@ impl RegisterMap {
             .unwrap_or(0)
     }
 
+    /// Mask of the field `f` names in this configuration (0 when the configuration does not
+    /// implement it): the typed form of [`RegisterMap::field_mask`].
+    pub fn mask(&self, f: FieldId) -> u64 {
+        self.field_mask(f.reg, f.name)
+    }
+
+    /// The field `f` names, as this configuration implements it (`None` when absent).
+    pub fn field(&self, f: FieldId) -> Option<&Field> {
+        self.get(f.reg).and_then(|r| r.field(f.name))
+    }
+
     /// Address extent of an array register's region (a power of two its base is aligned to).
     pub fn array_extent(&self, id: RegId) -> u32 {
         match id {
@@ -829,6 +1022,31 @@ impl RegisterMap {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_field_has_exactly_one_typed_handle() {
+        use super::{field, RegId, REGISTERS};
+        // Each handle names a field of its register's table entry ...
+        for f in field::ALL {
+            assert!(
+                f.reg.def().fields.iter().any(|d| d.name == f.name),
+                "{f:?} names no field of its register"
+            );
+        }
+        // ... and every field of every register (aliases aside) has one.
+        for def in REGISTERS.iter().filter(|d| (d.id)(0) != RegId::ScrAlias) {
+            let id = (def.id)(0);
+            for d in def.fields {
+                let handles = field::ALL
+                    .iter()
+                    .filter(|f| f.name == d.name && f.reg.def().name == def.name)
+                    .count();
+                assert_eq!(handles, 1, "{id:?}.{} has {handles} handles", d.name);
+            }
+        }
+        assert_eq!(field::EVTYPER_OVFCAP.at(5).reg, RegId::Evtyper(5));
+        assert_eq!(field::CR_E.at(5).reg, RegId::Cr);
+    }
+
     use super::*;
 
     #[test]

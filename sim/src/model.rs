@@ -54,6 +54,7 @@
 use std::collections::HashMap;
 
 use pmcg_hdl::config::{PmcgConfig, SidFilterType, CYCLE_EVENT, LANE_EVENT_BITS, MAX_LANES};
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{Access as FieldAccess, RegId, RegisterMap, Word};
 
 use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
@@ -727,33 +728,33 @@ impl Model {
             msi_pmg: 0,
             msi_mpam_ns: false,
             status_slot: slot_of(RegId::IrqStatus),
-            cfg0_addr_mask: map.field_mask(RegId::IrqCfg0, "ADDR"),
+            cfg0_addr_mask: map.mask(field::IRQ_CFG0_ADDR),
             cfg1_data: field_pos(&map, RegId::IrqCfg1, "DATA"),
             cfg2_memattr: field_pos(&map, RegId::IrqCfg2, "MEMATTR"),
             cfg2_sh: field_pos(&map, RegId::IrqCfg2, "SH"),
-            status_abt_mask: map.field_mask(RegId::IrqStatus, "IRQ_ABT"),
+            status_abt_mask: map.mask(field::IRQ_STATUS_IRQ_ABT),
             scr_slot: slot_of(RegId::Scr),
-            scr_nsmsi_mask: map.field_mask(RegId::Scr, "NSMSI"),
+            scr_nsmsi_mask: map.mask(field::SCR_NSMSI),
             capture: cfg.capture,
-            capr_capture_mask: map.field_mask(RegId::Capr, "CAPTURE"),
-            ovfcap_field: map.field_mask(RegId::Evtyper(0), "OVFCAP"),
+            capr_capture_mask: map.mask(field::CAPR_CAPTURE),
+            ovfcap_field: map.mask(field::EVTYPER_OVFCAP),
             counter_mask: map.reg(RegId::Evcntr(0)).impl_mask(),
             event_field,
             pos,
             sid_all,
             filterable_bits,
             nonattr_bits,
-            cr_e_mask: map.field_mask(RegId::Cr, "E"),
-            scr_nsra_mask: map.field_mask(RegId::Scr, "NSRA"),
-            scr_so_mask: map.field_mask(RegId::Scr, "SO"),
-            scr_nao_mask: map.field_mask(RegId::Scr, "NAO"),
-            rootcr_rto_mask: map.field_mask(RegId::Rootcr, "RTO"),
-            rootcr_rlo_mask: map.field_mask(RegId::Rootcr, "RLO"),
-            rootcr_nao_mask: map.field_mask(RegId::Rootcr, "NAO"),
-            rootcr_sao_mask: map.field_mask(RegId::Rootcr, "SAO"),
-            rootcr_pmo_mask: map.field_mask(RegId::Rootcr, "PMO"),
-            irq_ctrl_irqen_mask: map.field_mask(RegId::IrqCtrl, "IRQEN"),
-            ack_irqen_mask: map.field_mask(RegId::IrqCtrlAck, "IRQEN"),
+            cr_e_mask: map.mask(field::CR_E),
+            scr_nsra_mask: map.mask(field::SCR_NSRA),
+            scr_so_mask: map.mask(field::SCR_SO),
+            scr_nao_mask: map.mask(field::SCR_NAO),
+            rootcr_rto_mask: map.mask(field::ROOTCR_RTO),
+            rootcr_rlo_mask: map.mask(field::ROOTCR_RLO),
+            rootcr_nao_mask: map.mask(field::ROOTCR_NAO),
+            rootcr_sao_mask: map.mask(field::ROOTCR_SAO),
+            rootcr_pmo_mask: map.mask(field::ROOTCR_PMO),
+            irq_ctrl_irqen_mask: map.mask(field::IRQ_CTRL_IRQEN),
+            ack_irqen_mask: map.mask(field::IRQ_CTRLACK_IRQEN),
             vals: vec![0; slots.len()],
             slots,
             by_addr,
@@ -2638,15 +2639,12 @@ mod tests {
         let c = cfg(&["counters=3", "counter_bits=32", "secure=off"]);
         let mut d = drv(&c);
         let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
-        assert_eq!(
-            d.dut.map().field_mask(RegId::Evtyper(0), "FILTER_SEC_SID"),
-            0
-        );
+        assert_eq!(d.dut.map().mask(field::EVTYPER_FILTER_SEC_SID), 0);
         // Try to set SEC and SO where a Secure configuration has them: RES0 / SCR absent.
         let secure = Model::new(&PmcgConfig::default());
-        let sec = secure.map().field_mask(RegId::Evtyper(0), "FILTER_SEC_SID") as u32;
+        let sec = secure.map().mask(field::EVTYPER_FILTER_SEC_SID) as u32;
         let scr = secure.map().reg(RegId::Scr);
-        let so = secure.map().field_mask(RegId::Scr, "SO") as u32;
+        let so = secure.map().mask(field::SCR_SO) as u32;
         d.apb_write(scr.addr, so, S);
         let modes = [(0, 0x42), (span, 0x7FFF), (span, 0xFFFF)];
         for (n, &(sp, x)) in modes.iter().enumerate() {

@@ -16,6 +16,7 @@
 use crate::axi::MsiResponder;
 use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
 use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, RegId, RegisterMap};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -126,7 +127,7 @@ impl Stimulus {
             .filter(|r| matches!(r.id, RegId::Smr(_)))
             .map(|r| r.addr)
             .collect();
-        let sid_all = map.field_mask(RegId::Smr(0), "STREAMID") as u32;
+        let sid_all = map.mask(field::SMR_STREAMID) as u32;
         let bitmap_addrs = map
             .regs
             .iter()
@@ -496,8 +497,8 @@ impl Stimulus {
     /// IRQ_CTRL = 0, and after 0-60 cycles IRQ_CTRL = 1 and CR.E = 1 (Secure writes, permitted
     /// whatever NSRA). Other traffic goes on between them.
     fn plan_toggle(&mut self, start: u64) {
-        let e = self.map.field_mask(RegId::Cr, "E") as u32;
-        let irqen = self.map.field_mask(RegId::IrqCtrl, "IRQEN") as u32;
+        let e = self.map.mask(field::CR_E) as u32;
+        let irqen = self.map.mask(field::IRQ_CTRL_IRQEN) as u32;
         let (cr, irq_ctrl) = (
             self.map.reg(RegId::Cr).addr,
             self.map.reg(RegId::IrqCtrl).addr,

@@ -12,6 +12,7 @@
 //! e+x+1.
 
 use pmcg_hdl::config::PmcgConfig;
+use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, PinOutputs, SecState};
 use std::cell::RefCell;
@@ -253,7 +254,7 @@ impl Pmcg {
 
     /// The ADDR field mask: bits [pa_bits-1:2].
     pub fn addr_mask(&self) -> u64 {
-        self.map.field_mask(RegId::IrqCfg0, "ADDR")
+        self.map.mask(field::IRQ_CFG0_ADDR)
     }
 
     /// Asserts a register reads `expect` (one word), naming the configuration and context.
