@@ -28,7 +28,7 @@
 
 mod common;
 
-use common::{configs, for_each_backend, named_config};
+use common::{configs, for_each_backend, named_config, wide_config};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
@@ -53,40 +53,15 @@ fn shared_all() -> Vec<(String, PmcgConfig)> {
         .collect()
 }
 
-/// Small configurations added by this file for the widths the shared ones do not cover (40,
-/// 44, 48 bits); they also carry 8, 4 and 2 lanes so multi-lane counting crosses the carry, and
-/// `w48x2` has IMPLEMENTATION DEFINED events above 0xFF (outside the CEID range).
-fn extra(name: &str) -> (String, PmcgConfig) {
-    let (bits, counters, lanes, impdef) = match name {
-        "w40x8" => ("40", "2", "8", "none"),
-        "w44x4" => ("44", "4", "4", "none"),
-        "w48x2" => ("48", "4", "2", "0x1FF,0xFFFE"),
-        _ => panic!("no extra configuration `{name}`"),
-    };
-    let items = [
-        format!("counters={counters}"),
-        format!("counter_bits={bits}"),
-        format!("lanes={lanes}"),
-        format!("impdef={impdef}"),
-        "sid_bits=8".to_string(),
-        "secure=off".to_string(),
-        "msi=off".to_string(),
-        "capture=off".to_string(),
-        "reloc_ctrs=off".to_string(),
-    ];
-    let cfg = PmcgConfig::parse_kv(items.iter().map(|s| s.as_str())).unwrap();
-    (name.to_string(), cfg)
-}
-
 /// One configuration per architected counter width: 32 (small), 36 (odd), 40, 44, 48, 64
 /// (default).
 fn width_configs() -> Vec<(String, PmcgConfig)> {
     let v = vec![
         named_config("small"),
         named_config("odd"),
-        extra("w40x8"),
-        extra("w44x4"),
-        extra("w48x2"),
+        wide_config("w40x8"),
+        wide_config("w44x4"),
+        wide_config("w48x2"),
         named_config("default"),
     ];
     let widths: Vec<u32> = v.iter().map(|(_, c)| c.counter_bits).collect();
@@ -376,7 +351,7 @@ fn each_supported_event_counts_exactly_its_lane_bit() {
     const WITH_K: u64 = 20; // i in 0..30 with i % 3 != 0
     const WITHOUT_K: u64 = 10; // i in 0..30 with i % 3 == 0
     let mut cfgs = shared_all();
-    cfgs.push(extra("w48x2"));
+    cfgs.push(wide_config("w48x2"));
     for (name, cfg) in cfgs {
         let p = Pmcg::new(&name, &cfg);
         let ids = cfg.lane_event_ids();
@@ -763,7 +738,11 @@ fn enable_and_disable_gate_lane_events_at_the_write_edge() {
 #[test]
 fn every_lane_every_cycle_exact_totals() {
     const K: u64 = 37;
-    let cfgs = vec![extra("w44x4"), named_config("odd"), extra("w40x8")];
+    let cfgs = vec![
+        wide_config("w44x4"),
+        named_config("odd"),
+        wide_config("w40x8"),
+    ];
     for (name, cfg) in cfgs {
         let p = Pmcg::new(&name, &cfg);
         let ids = cfg.lane_event_ids();

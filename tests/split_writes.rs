@@ -41,7 +41,7 @@
 
 mod common;
 
-use common::{for_each_backend, named_config};
+use common::{for_each_backend, named_config, wide_config};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap, Word};
@@ -58,40 +58,15 @@ const NS: Access = Access::NonSecure;
 // Configurations: every counter width over 32 bits
 // ---------------------------------------------------------------------------------------------
 
-/// Small configurations for 40, 44, 48 (the same as tests/counting.rs, so each Verilator model is
-/// built once) and 64 bits with 3 lanes (Linux's writeq of M >> 1 on a 64-bit counter).
-fn extra(name: &str) -> (String, PmcgConfig) {
-    let (bits, counters, lanes, impdef) = match name {
-        "w40x8" => ("40", "2", "8", "none"),
-        "w44x4" => ("44", "4", "4", "none"),
-        "w48x2" => ("48", "4", "2", "0x1FF,0xFFFE"),
-        "w64x3" => ("64", "2", "3", "none"),
-        _ => panic!("no extra configuration `{name}`"),
-    };
-    let items = [
-        format!("counters={counters}"),
-        format!("counter_bits={bits}"),
-        format!("lanes={lanes}"),
-        format!("impdef={impdef}"),
-        "sid_bits=8".to_string(),
-        "secure=off".to_string(),
-        "msi=off".to_string(),
-        "capture=off".to_string(),
-        "reloc_ctrs=off".to_string(),
-    ];
-    let cfg = PmcgConfig::parse_kv(items.iter().map(|s| s.as_str())).unwrap();
-    (name.to_string(), cfg)
-}
-
 /// One configuration per width over 32 bits: 36 (`odd`: 3 lanes, Secure state, page 1 at
 /// 0x20000), 40 (8 lanes), 44 (4 lanes), 48 (2 lanes), 64 (3 lanes).
 fn wide_configs() -> Vec<(String, PmcgConfig)> {
     let v = vec![
         named_config("odd"),
-        extra("w40x8"),
-        extra("w44x4"),
-        extra("w48x2"),
-        extra("w64x3"),
+        wide_config("w40x8"),
+        wide_config("w44x4"),
+        wide_config("w48x2"),
+        wide_config("w64x3"),
     ];
     let widths: Vec<u32> = v.iter().map(|(_, c)| c.counter_bits).collect();
     assert_eq!(widths, [36, 40, 44, 48, 64], "one config per wide width");

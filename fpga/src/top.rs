@@ -219,12 +219,6 @@ impl From<BoardSimError> for BuildError {
     }
 }
 
-fn tail(path: &Path, lines: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
-}
-
 fn run_tool(
     tool: &str,
     package: &str,
@@ -243,7 +237,7 @@ fn run_tool(
         }
     })?;
     if !out.status.success() {
-        let mut log_tail = tail(log, 15);
+        let mut log_tail = pmcg_synth::flow::tail(log, 15);
         if log_tail.is_empty() {
             log_tail = String::from_utf8_lossy(&out.stderr).into_owned();
         }
@@ -332,23 +326,15 @@ pub fn build(cfg: &PmcgConfig, out: &Path, seed: Option<u32>) -> Result<BuildRep
             what: format!("unreadable report {}: {e}", report.display()),
             log_tail: String::new(),
         })?;
-    let util = |cell: &str, key: &str| json["utilization"][cell][key].as_u64().unwrap_or(0);
     // Clocks with logic: the PLL output (the 100 MHz input only feeds the PLL).
-    let fmax_mhz = json["fmax"]
-        .as_object()
-        .map(|m| {
-            m.values()
-                .filter_map(|c| c["achieved"].as_f64())
-                .fold(f64::INFINITY, f64::min)
-        })
-        .filter(|f| f.is_finite())
-        .unwrap_or(0.0);
+    let figures = pmcg_synth::flow::pnr_figures(&json);
+    let fmax_mhz = figures.fmax_mhz;
     let bitstream = out.join(format!("{FPGA_TOP}.bin"));
     let report = BuildReport {
         bitstream: bitstream.clone(),
-        logic_cells: util("ICESTORM_LC", "used"),
-        logic_cells_available: util("ICESTORM_LC", "available"),
-        block_rams: util("ICESTORM_RAM", "used"),
+        logic_cells: figures.logic_cells,
+        logic_cells_available: figures.logic_cells_available,
+        block_rams: figures.block_rams,
         fmax_mhz,
         target_mhz,
     };
@@ -375,7 +361,7 @@ pub fn build(cfg: &PmcgConfig, out: &Path, seed: Option<u32>) -> Result<BuildRep
         return Err(BuildError::Tool {
             tool: "icepack".into(),
             what: "packing the bitstream failed".into(),
-            log_tail: tail(&plog, 10),
+            log_tail: pmcg_synth::flow::tail(&plog, 10),
         });
     }
     Ok(report)

@@ -234,7 +234,38 @@ fn require(tool: &str, package: &str) -> Result<(), FlowError> {
     }
 }
 
-fn tail(path: &Path, lines: usize) -> String {
+/// The figures of a nextpnr-ice40 JSON report (`--report`): logic cells used and available,
+/// block RAMs used, and the lowest achieved clock over the reported clocks (0 when none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PnrFigures {
+    pub logic_cells: u64,
+    pub logic_cells_available: u64,
+    pub block_rams: u64,
+    pub fmax_mhz: f64,
+}
+
+/// Reads [`PnrFigures`] from a parsed nextpnr-ice40 report (the PMCG flow and the board flow).
+pub fn pnr_figures(json: &serde_json::Value) -> PnrFigures {
+    let util = |cell: &str, key: &str| json["utilization"][cell][key].as_u64().unwrap_or(0);
+    let fmax_mhz = json["fmax"]
+        .as_object()
+        .map(|m| {
+            m.values()
+                .filter_map(|c| c["achieved"].as_f64())
+                .fold(f64::INFINITY, f64::min)
+        })
+        .filter(|f| f.is_finite())
+        .unwrap_or(0.0);
+    PnrFigures {
+        logic_cells: util("ICESTORM_LC", "used"),
+        logic_cells_available: util("ICESTORM_LC", "available"),
+        block_rams: util("ICESTORM_RAM", "used"),
+        fmax_mhz,
+    }
+}
+
+/// The last `lines` lines of a log file (empty when it cannot be read).
+pub fn tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
@@ -320,17 +351,8 @@ pub fn run(
             what: format!("unreadable report {}: {e}", report.display()),
             log_tail: String::new(),
         })?;
-    let util = |cell: &str, key: &str| json["utilization"][cell][key].as_u64().unwrap_or(0);
-    // The only clock is PCLK; take the lowest achieved frequency over reported clocks.
-    let fmax_mhz = json["fmax"]
-        .as_object()
-        .map(|m| {
-            m.values()
-                .filter_map(|c| c["achieved"].as_f64())
-                .fold(f64::INFINITY, f64::min)
-        })
-        .filter(|f| f.is_finite())
-        .unwrap_or(0.0);
+    // The only clock is PCLK.
+    let figures = pnr_figures(&json);
     // Name the critical path by its first and last cells and the nets it crosses (the report's
     // `from`/`to` only name clock domains).
     let critical_path = json["critical_paths"]
@@ -358,12 +380,12 @@ pub fn run(
         .unwrap_or_else(|| "(none reported)".into());
     Ok(SynthReport {
         config: cfg.summary(),
-        logic_cells: util("ICESTORM_LC", "used"),
-        logic_cells_available: util("ICESTORM_LC", "available"),
+        logic_cells: figures.logic_cells,
+        logic_cells_available: figures.logic_cells_available,
         flip_flops,
         harness_flip_flops: harness_ffs,
-        block_rams: util("ICESTORM_RAM", "used"),
-        fmax_mhz,
+        block_rams: figures.block_rams,
+        fmax_mhz: figures.fmax_mhz,
         target_mhz,
         critical_path,
     })

@@ -141,6 +141,33 @@ pub fn named_config(name: &str) -> (String, PmcgConfig) {
         .unwrap_or_else(|| panic!("no shared or corner configuration `{name}`"))
 }
 
+/// Small configurations for the counter widths the shared ones do not cover (40, 44, 48 bits,
+/// and 64 bits with 3 lanes), shared by tests/counting.rs and tests/split_writes.rs so that each
+/// Verilator model is built once. They carry 8, 4, 2 and 3 lanes so multi-lane counting crosses
+/// the carry; `w48x2` has IMPLEMENTATION DEFINED events above 0xFF (outside the CEID range).
+pub fn wide_config(name: &str) -> (String, PmcgConfig) {
+    let (bits, counters, lanes, impdef) = match name {
+        "w40x8" => ("40", "2", "8", "none"),
+        "w44x4" => ("44", "4", "4", "none"),
+        "w48x2" => ("48", "4", "2", "0x1FF,0xFFFE"),
+        "w64x3" => ("64", "2", "3", "none"),
+        _ => panic!("no wide configuration `{name}`"),
+    };
+    let items = [
+        format!("counters={counters}"),
+        format!("counter_bits={bits}"),
+        format!("lanes={lanes}"),
+        format!("impdef={impdef}"),
+        "sid_bits=8".to_string(),
+        "secure=off".to_string(),
+        "msi=off".to_string(),
+        "capture=off".to_string(),
+        "reloc_ctrs=off".to_string(),
+    ];
+    let cfg = PmcgConfig::parse_kv(items.iter().map(|s| s.as_str())).unwrap();
+    (name.to_string(), cfg)
+}
+
 /// The base seed of randomized tests: `PMCG_SEED`, else the time (each test adds its own salt
 /// and prints the base, so a run can be reproduced).
 pub fn base_seed() -> u64 {
