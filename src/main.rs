@@ -94,10 +94,15 @@ enum Command {
         /// Requested clock in MHz: a positive number.
         #[arg(long, default_value_t = 100.0, value_parser = frequency_mhz)]
         freq: f64,
+        /// nextpnr placement seed: a whole number from 0 to 2147483647 (not with --sweep, which
+        /// places every configuration with each seed of its list).
+        #[arg(long, default_value_t = pmcg_synth::flow::DEFAULT_SEED, value_parser = nextpnr_seed, allow_negative_numbers = true, conflicts_with = "sweep")]
+        seed: u32,
         /// Where the flow's files (netlist, logs, report) go.
         #[arg(long, default_value = "target/synth")]
         work: PathBuf,
-        /// Run the documented set of configurations and write the table to --report.
+        /// Run the documented set of configurations, each placed with seeds 1, 2 and 3, and
+        /// write the table to --report.
         #[arg(long)]
         sweep: bool,
         /// The Markdown file --sweep writes (only with --sweep).
@@ -191,6 +196,7 @@ fn main() -> ExitCode {
             settings,
             config,
             freq,
+            seed,
             work,
             sweep,
             report,
@@ -203,7 +209,7 @@ fn main() -> ExitCode {
                 Err("--report is only used with --sweep (a single synth prints its report)".into())
             } else {
                 config_from(&settings, config.as_deref())
-                    .and_then(|cfg| synth::single(&cfg, freq, &work))
+                    .and_then(|cfg| synth::single(&cfg, freq, seed, &work))
             }
         }
         Command::Timing {
@@ -233,6 +239,18 @@ fn frequency_mhz(text: &str) -> Result<f64, String> {
         Ok(_) => Err(format!("`{shown}` is not a positive, finite number of MHz")),
         Err(_) => Err(format!(
             "`{shown}` is not a number of MHz (e.g. 100 or 62.5)"
+        )),
+    }
+}
+
+/// `--seed`: nextpnr takes a C `int`, so 0 to 2^31 - 1 (checked before any tool runs).
+fn nextpnr_seed(text: &str) -> Result<u32, String> {
+    let shown = pmcg_sim::script::cut_long_tokens(text);
+    match text.trim().parse::<u32>() {
+        Ok(seed) if i32::try_from(seed).is_ok() => Ok(seed),
+        _ => Err(format!(
+            "`{shown}` is not a nextpnr seed: a whole number from 0 to {}",
+            i32::MAX
         )),
     }
 }

@@ -310,6 +310,8 @@ fn synth_reports_and_fails_loudly() {
             "counter_bits=32",
             "--freq",
             "900",
+            "--seed",
+            "3",
             "--work",
         ])
         .arg(&work)
@@ -317,6 +319,10 @@ fn synth_reports_and_fails_loudly() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
+    // Placed with the seed asked for: nextpnr's report and log carry it in their names.
+    assert!(out.contains("(nextpnr seed 3)"), "{out}");
+    assert!(work.join("synth-2x32/report-seed3.json").is_file());
+    assert!(!work.join("synth-2x32/report-seed1.json").exists());
     let cells: u64 = out
         .split("logic cells ")
         .nth(1)
@@ -348,6 +354,56 @@ fn synth_reports_and_fails_loudly() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("counters"));
+}
+
+/// The sweep's flow on a small configuration: one Yosys run, one nextpnr run per seed, and a row
+/// whose figures match nextpnr's own reports (read here, not through the flow).
+#[test]
+fn sweep_places_one_netlist_with_each_seed() {
+    if !common::have_tool("yosys") || !common::have_tool("nextpnr-ice40") {
+        return;
+    }
+    let work = tmp("sweep-seeds");
+    let cfg = pmcg_hdl::config::PmcgConfig::parse_kv(["counters=2", "counter_bits=32"]).unwrap();
+    let runs = pmcg_synth::flow::run_seeds(&cfg, 900.0, &[1, 2], &work, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let report = |seed: u32| -> serde_json::Value {
+        let path = work.join(format!("report-seed{seed}.json"));
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+    let fmax = |seed| {
+        report(seed)["fmax"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|c| c["achieved"].as_f64().unwrap())
+            .fold(f64::INFINITY, f64::min)
+    };
+    let (f1, f2) = (fmax(1), fmax(2));
+    let lc = report(1)["utilization"]["ICESTORM_LC"]["used"]
+        .as_u64()
+        .unwrap();
+    let row = runs.row("2x32");
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    // | 2x32 | LC (p%) | LC/bit | FF | BRAM | min / median | 900 MHz | path |
+    assert_eq!(cells[1], "2x32", "{row}");
+    assert!(cells[2].starts_with(&format!("{lc} (")), "{row}");
+    // Two counters of 32 bits: 64 counter bits.
+    assert_eq!(cells[3], format!("{:.1}", lc as f64 / 64.0), "{row}");
+    // Two seeds: the median is their mean.
+    assert_eq!(
+        cells[6],
+        format!("{:.1} / {:.1}", f1.min(f2), (f1 + f2) / 2.0),
+        "{row}"
+    );
+    assert_eq!(cells[7], "**missed** (met on 0/2 seeds)", "{row}");
+    let slowest = if f2 < f1 { 2 } else { 1 };
+    assert!(cells[8].starts_with(&format!("seed {slowest}: ")), "{row}");
+    // Yosys ran once: one netlist, one log; nextpnr once per seed.
+    for seed in [1, 2] {
+        assert!(work.join(format!("nextpnr-seed{seed}.log")).is_file());
+    }
+    assert!(!work.join("report-seed3.json").exists());
 }
 
 #[test]

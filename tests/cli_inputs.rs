@@ -261,6 +261,31 @@ fn synth_never_interprets_paths() {
         assert!(!unused.exists(), "{freq}: something ran");
     }
 
+    // --seed: nextpnr's seed, a whole number from 0 to 2^31 - 1, refused before anything runs.
+    for seed in [
+        "abc",
+        "-1",
+        "1.5",
+        "",
+        "2147483648",
+        "99999999999999999999",
+        "0x10",
+    ] {
+        let o = bin()
+            .args(["synth", "counters=4", &format!("--seed={seed}"), "--work"])
+            .arg(&unused)
+            .output()
+            .unwrap();
+        assert_input_error(&o, &["--seed", "0 to 2147483647"]);
+        assert!(!unused.exists(), "{seed}: something ran");
+    }
+    let o = bin()
+        .args(["synth", "counters=4", "--seed", "-1", "--work"])
+        .arg(&unused)
+        .output()
+        .unwrap();
+    assert_input_error(&o, &["--seed", "`-1`"]);
+
     // --sweep runs its own configurations: settings it would ignore are refused.
     let cfg = write(&d.join("cfg.txt"), "counters=4\n");
     for (args, needle) in [
@@ -273,6 +298,11 @@ fn synth_never_interprets_paths() {
             "cannot be used with",
         ),
         (vec!["synth", "counters=4", "--report", "x.md"], "--sweep"),
+        // The sweep places with its own seeds.
+        (
+            vec!["synth", "--sweep", "--seed", "2"],
+            "cannot be used with",
+        ),
     ] {
         let o = bin()
             .args(&args)

@@ -14,6 +14,7 @@
 //! with three pins (PCLK, SIN, SOUT) that keeps every input-to-register path real and every
 //! output observable (nothing is optimised away). The harness's own flip-flops are reported.
 
+use crate::sweep::{SeedRun, SeedRuns};
 use crate::wrapper::{ports, Dir};
 use crate::{emit_verilog, DEFAULT_TOP};
 use pmcg_hdl::config::PmcgConfig;
@@ -27,6 +28,8 @@ pub const DEVICE_ARGS: [&str; 3] = ["--hx8k", "--package", "cb132"];
 #[derive(Clone, Debug)]
 pub struct SynthReport {
     pub config: String,
+    /// nextpnr's placement seed.
+    pub seed: u32,
     pub logic_cells: u64,
     pub logic_cells_available: u64,
     /// Flip-flops of the whole netlist, harness included.
@@ -103,37 +106,79 @@ pub mod files {
     pub const NETLIST: &str = "netlist.json";
     pub const STAT: &str = "stat.txt";
     pub const YOSYS_LOG: &str = "yosys.log";
-    pub const REPORT: &str = "report.json";
-    pub const NEXTPNR_LOG: &str = "nextpnr.log";
+
+    /// nextpnr's report of the run with `seed`.
+    pub fn report(seed: u32) -> String {
+        format!("report-seed{seed}.json")
+    }
+
+    /// nextpnr's log of the run with `seed`.
+    pub fn nextpnr_log(seed: u32) -> String {
+        format!("nextpnr-seed{seed}.log")
+    }
+}
+
+/// The seeds `synth --sweep` places and routes every configuration with (the achieved clock
+/// moves by a few MHz from seed to seed; the logic cells barely move, nextpnr packs before it
+/// places).
+pub const SEEDS: [u32; 3] = [1, 2, 3];
+
+/// The seed of a single `synth` run unless `--seed` names another: the sweep's first.
+pub const DEFAULT_SEED: u32 = SEEDS[0];
+
+/// Yosys's iCE40 synthesis of the design whose top module is `top`, writing the netlist to
+/// `json`: `synth_ice40` with its flip-flop mapping step replaced by one that keeps an
+/// enable or a synchronous set/reset on the flip-flop only when at least 8 flip-flops share it
+/// (`-mince 8 -minsrst 8`; smaller sets become logic that packs with the flip-flop). Every
+/// distinct enable/reset net claims a logic block of its own in placement: at high utilisation
+/// hundreds of them stop nextpnr (../shared/notes/ice40-field-notes.md, "Placement at high
+/// utilisation"). Apart from `-mince`/`-minsrst` the step is Yosys 0.23's `map_ffs`.
+pub fn synth_ice40_commands(top: &str, json: &str) -> String {
+    format!(
+        "synth_ice40 -top {top} -run :map_ffs; \
+         dfflegalize -cell $_DFF_?_ 0 -cell $_DFFE_?P_ 0 -cell $_DFF_?P?_ 0 -cell $_DFFE_?P?P_ 0 \
+         -cell $_SDFF_?P?_ 0 -cell $_SDFFCE_?P?P_ 0 -cell $_DLATCH_?_ x -mince 8 -minsrst 8; \
+         techmap -map +/ice40/ff_map.v; opt_expr -mux_undef; simplemap; ice40_opt -full; \
+         synth_ice40 -run map_luts: -json {json}"
+    )
 }
 
 /// The Yosys commands, run in the work directory: only the fixed names of [`files`].
-pub const YOSYS_SCRIPT: &str = "read_verilog smmu_pmcg.v harness.v; \
-     synth_ice40 -top pmcg_harness -json netlist.json; tee -q -o stat.txt stat";
+pub fn yosys_script() -> String {
+    format!(
+        "read_verilog {} {}; {}; tee -q -o {} stat",
+        files::PMCG,
+        files::HARNESS,
+        synth_ice40_commands("pmcg_harness", files::NETLIST),
+        files::STAT
+    )
+}
 
 /// The Yosys invocation for the files in `work` (the directory is its working directory, never
 /// part of an argument).
 pub fn yosys_command(work: &Path) -> Command {
     let mut c = Command::new("yosys");
     c.current_dir(work)
-        .args(["-q", "-l", files::YOSYS_LOG, "-p", YOSYS_SCRIPT]);
+        .args(["-q", "-l", files::YOSYS_LOG, "-p", &yosys_script()]);
     c
 }
 
-/// The nextpnr invocation for the netlist in `work` (its working directory).
-pub fn nextpnr_command(work: &Path, target_mhz: f64) -> Command {
+/// The nextpnr invocation for the netlist in `work` (its working directory), placed with `seed`.
+pub fn nextpnr_command(work: &Path, target_mhz: f64, seed: u32) -> Command {
     let mut c = Command::new("nextpnr-ice40");
     c.current_dir(work).args(DEVICE_ARGS).args([
         "--freq",
         &format!("{target_mhz}"),
         "--timing-allow-fail",
         "--pcf-allow-unconstrained",
+        "--seed",
+        &seed.to_string(),
         "--json",
         files::NETLIST,
         "--report",
-        files::REPORT,
+        &files::report(seed),
         "-l",
-        files::NEXTPNR_LOG,
+        &files::nextpnr_log(seed),
         "-q",
     ]);
     c
@@ -271,14 +316,32 @@ pub fn tail(path: &Path, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
-/// Runs the flow for `cfg` at `target_mhz` in `work` (created; files kept for inspection);
-/// `stage` is told each step as it starts (a progress display).
-pub fn run(
+/// The utilisation nextpnr logs before it places (`ICESTORM_LC:  5906/ 7680    76%`), which a
+/// run that fails placement still has: the cells `used/available` of `cell`.
+pub fn logged_utilisation(log: &str, cell: &str) -> Option<(u64, u64)> {
+    let rest = log
+        .lines()
+        .find_map(|l| l.split(&format!("{cell}:")).nth(1))?;
+    let (used, available) = rest.split_once('/')?;
+    let available = available.split_whitespace().next()?;
+    Some((used.trim().parse().ok()?, available.parse().ok()?))
+}
+
+/// What Yosys made of one configuration (before placement).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Synthesized {
+    /// Flip-flops of the whole netlist, harness included.
+    pub flip_flops: u64,
+    /// Flip-flops the harness adds (input shift register, output registers, SOUT).
+    pub harness_flip_flops: u64,
+}
+
+/// Writes the Verilog of `cfg` and its harness into `work` (created) and runs Yosys there.
+pub fn synthesize_config(
     cfg: &PmcgConfig,
-    target_mhz: f64,
     work: &Path,
     stage: &mut dyn FnMut(&str),
-) -> Result<SynthReport, FlowError> {
+) -> Result<Synthesized, FlowError> {
     require("yosys", "yosys")?;
     require("nextpnr-ice40", "nextpnr-ice40")?;
     std::fs::create_dir_all(work).map_err(io(format_args!(
@@ -293,7 +356,7 @@ pub fn run(
         files::PMCG,
         &emit_verilog(cfg, DEFAULT_TOP).map_err(FlowError::Emit)?,
     )?;
-    let (harness_text, harness_ffs) = harness_verilog(cfg);
+    let (harness_text, harness_flip_flops) = harness_verilog(cfg);
     write(files::HARNESS, &harness_text)?;
     stage("yosys synth_ice40");
     synthesize(work)?;
@@ -311,11 +374,30 @@ pub fn run(
             })
             .sum()
     };
-    let flip_flops = count_cells("SB_DFF");
-    let report = work.join(files::REPORT);
-    let nlog = work.join(files::NEXTPNR_LOG);
-    stage("nextpnr-ice40 place and route");
-    let n = nextpnr_command(work, target_mhz)
+    Ok(Synthesized {
+        flip_flops: count_cells("SB_DFF"),
+        harness_flip_flops,
+    })
+}
+
+/// The resources of one placed netlist (seed `seed`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placed {
+    pub seed: u32,
+    pub logic_cells: u64,
+    pub logic_cells_available: u64,
+    pub block_rams: u64,
+    /// Achieved clock in MHz.
+    pub fmax_mhz: f64,
+    /// The critical path as `first cell -> last cell (N segments, via nets)`.
+    pub critical_path: String,
+}
+
+/// Places and routes the netlist in `work` (from [`synthesize_config`]) with `seed`.
+pub fn place_and_route(work: &Path, target_mhz: f64, seed: u32) -> Result<Placed, FlowError> {
+    let report = work.join(files::report(seed));
+    let nlog = work.join(files::nextpnr_log(seed));
+    let n = nextpnr_command(work, target_mhz, seed)
         .output()
         .map_err(io(format_args!(
             "cannot run nextpnr-ice40 in {}",
@@ -325,13 +407,14 @@ pub fn run(
         let log = tail(&nlog, 12);
         let full = std::fs::read_to_string(&nlog).unwrap_or_default();
         let what = if full.contains("Unable to place") || full.contains("no BELs remaining") {
-            // nextpnr logs the utilisation before it gives up: "ICESTORM_LC: 19463/ 7680 253%".
-            let need = full
-                .lines()
-                .find(|l| l.contains("ICESTORM_LC:"))
-                .and_then(|l| l.split("ICESTORM_LC:").nth(1))
-                .map(|r| r.split_whitespace().collect::<Vec<_>>().join(" "))
-                .map(|u| format!(" (logic cells used/available: {u})"))
+            // nextpnr logs the utilisation before it gives up.
+            let need = logged_utilisation(&full, "ICESTORM_LC")
+                .map(|(used, available)| {
+                    format!(
+                        " (logic cells used/available: {used}/{available}, {:.0}%)",
+                        100.0 * used as f64 / available.max(1) as f64
+                    )
+                })
                 .unwrap_or_default();
             format!("placement failed: the design does not fit the iCE40-HX8K{need}")
         } else {
@@ -378,20 +461,129 @@ pub fn run(
             format!("{first} -> {last} ({} segments, via {through})", segs.len())
         })
         .unwrap_or_else(|| "(none reported)".into());
-    Ok(SynthReport {
-        config: cfg.summary(),
+    Ok(Placed {
+        seed,
         logic_cells: figures.logic_cells,
         logic_cells_available: figures.logic_cells_available,
-        flip_flops,
-        harness_flip_flops: harness_ffs,
         block_rams: figures.block_rams,
         fmax_mhz: figures.fmax_mhz,
-        target_mhz,
         critical_path,
+    })
+}
+
+/// Runs the flow for `cfg` at `target_mhz` in `work` (created; files kept for inspection),
+/// placing with `seed`; `stage` is told each step as it starts (a progress display).
+pub fn run(
+    cfg: &PmcgConfig,
+    target_mhz: f64,
+    seed: u32,
+    work: &Path,
+    stage: &mut dyn FnMut(&str),
+) -> Result<SynthReport, FlowError> {
+    let synthesized = synthesize_config(cfg, work, stage)?;
+    stage(&format!("nextpnr-ice40 place and route, seed {seed}"));
+    let placed = place_and_route(work, target_mhz, seed)?;
+    Ok(SynthReport {
+        config: cfg.summary(),
+        seed,
+        logic_cells: placed.logic_cells,
+        logic_cells_available: placed.logic_cells_available,
+        flip_flops: synthesized.flip_flops,
+        harness_flip_flops: synthesized.harness_flip_flops,
+        block_rams: placed.block_rams,
+        fmax_mhz: placed.fmax_mhz,
+        target_mhz,
+        critical_path: placed.critical_path,
+    })
+}
+
+/// Synthesises `cfg` once and places and routes it with each of `seeds` (the sweep). A seed
+/// that nextpnr cannot place is recorded as failed, with the utilisation it logged; a missing
+/// tool, an I/O error or a failed Yosys run ends the whole run.
+pub fn run_seeds(
+    cfg: &PmcgConfig,
+    target_mhz: f64,
+    seeds: &[u32],
+    work: &Path,
+    stage: &mut dyn FnMut(&str),
+) -> Result<SeedRuns, FlowError> {
+    let synthesized = synthesize_config(cfg, work, stage)?;
+    let mut runs = Vec::new();
+    for &seed in seeds {
+        stage(&format!("nextpnr-ice40 place and route, seed {seed}"));
+        let run = match place_and_route(work, target_mhz, seed) {
+            Ok(placed) => SeedRun::Placed(placed),
+            Err(FlowError::Tool { tool, what, .. }) => {
+                let log = std::fs::read_to_string(work.join(files::nextpnr_log(seed)))
+                    .unwrap_or_default();
+                SeedRun::Failed {
+                    seed,
+                    what: format!("{tool}: {what}"),
+                    logic_cells: logged_utilisation(&log, "ICESTORM_LC"),
+                    block_rams: logged_utilisation(&log, "ICESTORM_RAM").map(|(used, _)| used),
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        runs.push(run);
+    }
+    Ok(SeedRuns {
+        counters: cfg.counters,
+        counter_bits: cfg.counter_bits,
+        flip_flops: synthesized.flip_flops - synthesized.harness_flip_flops,
+        target_mhz,
+        runs,
     })
 }
 
 /// Default work directory for a configuration's flow files.
 pub fn work_dir(root: &Path, cfg: &PmcgConfig) -> PathBuf {
     root.join(format!("synth-{}x{}", cfg.counters, cfg.counter_bits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_seed_has_its_own_nextpnr_command_and_files() {
+        let args = |seed| -> Vec<String> {
+            nextpnr_command(Path::new("w"), 100.0, seed)
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        let two = args(2);
+        let after = |flag: &str| {
+            let i = two.iter().position(|a| a == flag).unwrap();
+            two[i + 1].clone()
+        };
+        assert_eq!(after("--seed"), "2");
+        assert_eq!(after("--freq"), "100");
+        assert_eq!(after("--report"), "report-seed2.json");
+        assert_eq!(after("-l"), "nextpnr-seed2.log");
+        assert_ne!(args(2), args(3));
+        assert_eq!(SEEDS, [1, 2, 3]);
+    }
+
+    #[test]
+    fn utilisation_is_read_from_the_log() {
+        // Lines as nextpnr-ice40 0.4 logs them (a tab after `Info: `).
+        let log = "Info: Device utilisation:\n\
+                   Info: \t         ICESTORM_LC: 10854/ 7680   141%\n\
+                   Info: \t        ICESTORM_RAM:     3/   32     9%\n";
+        assert_eq!(logged_utilisation(log, "ICESTORM_LC"), Some((10854, 7680)));
+        assert_eq!(logged_utilisation(log, "ICESTORM_RAM"), Some((3, 32)));
+        assert_eq!(logged_utilisation(log, "SB_GB"), None);
+        assert_eq!(logged_utilisation("", "ICESTORM_LC"), None);
+    }
+
+    #[test]
+    fn the_yosys_script_names_only_fixed_files() {
+        let script = yosys_script();
+        assert!(script.starts_with("read_verilog smmu_pmcg.v harness.v; synth_ice40 -top pmcg_harness -run :map_ffs; dfflegalize "));
+        assert!(script.contains(" -mince 8 -minsrst 8; "));
+        assert!(script
+            .ends_with("synth_ice40 -run map_luts: -json netlist.json; tee -q -o stat.txt stat"));
+    }
 }

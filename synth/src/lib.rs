@@ -13,6 +13,7 @@
 pub mod collateral;
 pub mod flow;
 pub mod stamp;
+pub mod sweep;
 pub mod wrapper;
 
 use pmcg_hdl::config::{KeyValue, Kind, PmcgConfig, CONFIG_KEYS};

@@ -28,7 +28,8 @@
 //!   `--backend verilator` also `synth/src/{lib,wrapper}.rs` and `sim/src/{vdut,verilator}.rs`.
 //! - `docs/resources.md` ([`Stamp::resources`]): no source file, but what the tools consume,
 //!   derived from the tree: the emitted Verilog and the resource harness of every configuration of
-//!   `flow::SWEEP` (with its name and settings), the Yosys script and the nextpnr arguments. A
+//!   `flow::SWEEP` (with its name and settings), the Yosys script ([`crate::flow::yosys_script`])
+//!   and the nextpnr arguments of each seed of `flow::SEEDS` (so the seed list too). A
 //!   refactor that leaves the Verilog alone keeps the stamp; any change to the Verilog breaks it.
 //!
 //! **Tool versions** (Yosys, nextpnr-ice40) change the result of a synthesis too, but the test
@@ -99,7 +100,7 @@ impl Stamp {
     /// tools consume, so a change that leaves the Verilog alone (a refactor, a comment, a moved
     /// file) does not call for a 25-minute re-synthesis, and any change to it does: the emitted
     /// Verilog and the resource harness of every swept configuration (`flow::SWEEP`, names and
-    /// settings), the Yosys script and the nextpnr arguments.
+    /// settings), the Yosys script and the nextpnr arguments of each seed of `flow::SEEDS`.
     pub fn resources(freq_mhz: f64) -> Self {
         let mut derived = Vec::new();
         for (name, settings) in crate::flow::SWEEP {
@@ -113,20 +114,23 @@ impl Stamp {
                 .unwrap_or_else(|e| format!("error: {e}"));
             derived.push((format!("sweep {name} {}", settings.join(" ")), text));
         }
-        let nextpnr = crate::flow::nextpnr_command(Path::new("."), freq_mhz);
-        let args: Vec<String> = nextpnr
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        derived.push(("yosys".into(), crate::flow::YOSYS_SCRIPT.into()));
-        derived.push(("nextpnr-ice40".into(), args.join(" ")));
+        derived.push(("yosys".into(), crate::flow::yosys_script()));
+        // One nextpnr command per seed: the seed list and every other argument.
+        for seed in crate::flow::SEEDS {
+            let nextpnr = crate::flow::nextpnr_command(Path::new("."), freq_mhz, seed);
+            let args: Vec<String> = nextpnr
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            derived.push((format!("nextpnr-ice40 seed {seed}"), args.join(" ")));
+        }
         Stamp {
             command: "cargo run --release -- synth --sweep",
             inputs: Vec::new(),
             params: format!("freq={freq_mhz}"),
             derived,
             derived_what: "the emitted Verilog and resource harness of each swept configuration, \
-                           the Yosys script and the nextpnr arguments",
+                           the Yosys script and the nextpnr arguments of each seed",
         }
     }
 
@@ -407,7 +411,10 @@ mod tests {
         // The resources stamp hashes the Verilog of every swept configuration (none failed to
         // emit), and a one-character change of any of it, or another clock, changes the hash.
         let r = Stamp::resources(100.0);
-        assert_eq!(r.derived.len(), crate::flow::SWEEP.len() + 2);
+        assert_eq!(
+            r.derived.len(),
+            crate::flow::SWEEP.len() + 1 + crate::flow::SEEDS.len()
+        );
         assert!(r.derived.iter().all(|(_, t)| !t.starts_with("error:")));
         assert!(r.derived[0].1.contains("module smmu_pmcg"));
         let root0 = workspace_root();
@@ -415,6 +422,26 @@ mod tests {
         let mut changed = r.clone();
         changed.derived[3].1 = changed.derived[3].1.replacen("1'b0", "1'b1", 1);
         assert_ne!(changed.hash(&root0).unwrap(), h, "a changed netlist");
+        // The Yosys script and the seeds are hashed: another script, another seed, one seed
+        // more or fewer each change the hash.
+        let find = |s: &Stamp, name: &str| s.derived.iter().position(|(n, _)| n == name).unwrap();
+        let yosys = find(&r, "yosys");
+        assert!(r.derived[yosys].1.contains("-mince 8 -minsrst 8"));
+        let mut changed = r.clone();
+        changed.derived[yosys].1 = changed.derived[yosys].1.replace("-minsrst 8", "-minsrst 4");
+        assert_ne!(changed.hash(&root0).unwrap(), h, "another Yosys script");
+        let seed3 = find(&r, "nextpnr-ice40 seed 3");
+        assert!(
+            r.derived[seed3].1.contains("--seed 3 "),
+            "{}",
+            r.derived[seed3].1
+        );
+        let mut changed = r.clone();
+        changed.derived[seed3].1 = changed.derived[seed3].1.replace("--seed 3 ", "--seed 4 ");
+        assert_ne!(changed.hash(&root0).unwrap(), h, "another seed");
+        let mut changed = r.clone();
+        changed.derived.remove(seed3);
+        assert_ne!(changed.hash(&root0).unwrap(), h, "one seed fewer");
         assert_ne!(
             Stamp::resources(90.0).hash(&root0).unwrap(),
             h,
