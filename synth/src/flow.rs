@@ -133,6 +133,10 @@ pub const DEFAULT_SEED: u32 = SEEDS[0];
 /// distinct enable/reset net claims a logic block of its own in placement: at high utilisation
 /// hundreds of them stop nextpnr (../shared/notes/ice40-field-notes.md, "Placement at high
 /// utilisation"). Apart from `-mince`/`-minsrst` the step is Yosys 0.23's `map_ffs`.
+/// Measured over nextpnr seeds 1-3: 16x32 in the resource harness 5906 -> 5935 LC, MHz
+/// min / median 40.7 / 41.5 -> 40.9 / 42.8 (no worse, so the PMCG flow uses it); the 12x32 board
+/// build (fpga/, 37.5 MHz) 39.4 / 39.9 -> 37.6 / 38.4, which is why `board build` keeps plain
+/// `synth_ice40` for now.
 pub fn synth_ice40_commands(top: &str, json: &str) -> String {
     format!(
         "synth_ice40 -top {top} -run :map_ffs; \
