@@ -1,14 +1,17 @@
-//! Strict iCE40 flow: Yosys `synth_ice40`, then `nextpnr-ice40 --hx8k --package cb132 --freq F`,
-//! reporting logic cells, flip-flops, block RAMs and the achieved clock of one configuration.
-//! Unlike rust-hdl's Alchitry helper it checks every exit code and the requested frequency.
+//! Strict iCE40 flow: Yosys `synth_ice40`, then `nextpnr-ice40 --hx8k --package cb132 --freq F
+//! --seed N`, reporting logic cells, flip-flops, block RAMs and the achieved clock of one
+//! configuration ([`run`], one seed), or of one netlist placed with several seeds ([`run_seeds`],
+//! the sweep; [`crate::sweep`] makes its row). Unlike rust-hdl's Alchitry helper it checks every
+//! exit code and the requested frequency.
 //!
 //! ```text
-//!   emit_verilog(cfg) + resource harness ──yosys synth_ice40──► netlist.json ──nextpnr-ice40──► report.json
+//!   emit_verilog(cfg) + resource harness ──yosys synth_ice40──► netlist.json ─┬─nextpnr --seed 1──► report-seed1.json
+//!                                                                             └─nextpnr --seed 2──► report-seed2.json ...
 //!   harness: SIN ─► shift register ─► every PMCG input;  every PMCG output ─► registers ─► XOR ─► SOUT
 //! ```
-//! Both tools run in the work directory on fixed file names ([`YOSYS_SCRIPT`]): no path the user
-//! gives ever appears in a Yosys command (where a space splits it and `;` or `!` would start
-//! another command); nextpnr gets only fixed relative names too.
+//! Both tools run in the work directory on fixed file names ([`yosys_script`], [`files`]): no
+//! path the user gives ever appears in a Yosys command (where a space splits it and `;` or `!`
+//! would start another command); nextpnr gets only fixed relative names too.
 //!
 //! The PMCG has more I/O bits than the cb132 package has pins, so it is measured inside a harness
 //! with three pins (PCLK, SIN, SOUT) that keeps every input-to-register path real and every
