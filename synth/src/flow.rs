@@ -210,22 +210,9 @@ pub fn synthesize(work: &Path) -> Result<(), FlowError> {
 }
 
 /// The configurations docs/resources.md reports (the default last: it may not fit).
-pub const SWEEP: [(&str, &[&str]); 7] = [
+pub const SWEEP: [(&str, &[&str]); 5] = [
     ("4x32", &["counters=4", "counter_bits=32"]),
     ("16x32", &["counters=16", "counter_bits=32"]),
-    (
-        "16x32 realm",
-        &["counters=16", "counter_bits=32", "realm=on"],
-    ),
-    (
-        "16x32 realm+mpam",
-        &[
-            "counters=16",
-            "counter_bits=32",
-            "realm=on",
-            "mpam_filter=on",
-        ],
-    ),
     ("32x32", &["counters=32", "counter_bits=32"]),
     ("16x64", &["counters=16", "counter_bits=64"]),
     ("default (64x64)", &[]),
