@@ -50,7 +50,7 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_churn, irq_config, span, Log, Pmcg, D, S};
-use common::{base_seed, for_each_backend, named_config};
+use common::{base_seed, for_each_backend, named_config, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId};
@@ -61,13 +61,6 @@ use rand_chacha::ChaCha8Rng;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// A qualifying overflow at edge o pulses irq in cycle o + IRQ_LATENCY (docs/behaviour.md "Wired
-/// interrupt": the overflow is registered per counter at edge o, the OR over the counters is
-/// taken in cycle o+1 and the pulse rises at edge o+1).
-const IRQ_LATENCY: u64 = 2;
-/// A qualifying overflow at edge o with nothing outstanding raises AWVALID and WVALID in cycle
-/// o + MSI_LATENCY (docs/behaviour.md "MSI write master": Issue; the MSI is issued at edge o+1).
-const MSI_LATENCY: u64 = 2;
 // The oracle reads the edge that acts on a qualifying overflow (o+1, where the MSI is issued or
 // made pending) off the irq pulse (cycle o+2): that needs the two latencies to be equal.
 const _: () = assert!(IRQ_LATENCY == MSI_LATENCY);
