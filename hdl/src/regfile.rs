@@ -1596,8 +1596,7 @@ impl Logic for RegFile {
         self.msi_issue.next = self.msi_want.val() & (!self.msi_busy.val());
         self.msi_pend.d.next = self.msi_want.val() & (!self.msi_issue.val()) & (!self.rst.val());
         // IRQEN of this cycle: an overflow that qualified at this edge is owed an MSI.
-        self.msi_owed_next.next =
-            self.msi_pend.d.val() | (self.msi_impl.val() & self.irq_en.val());
+        self.msi_owed_next.next = self.msi_pend.d.val() | (self.msi_impl.val() & self.irq_en.val());
         self.msi_addr_lo.next = self.cfg0.q.val();
         self.msi_addr_hi.next = self.cfg0_hi.q.val();
         self.msi_data.next = self.cfg1.q.val();
