@@ -152,10 +152,9 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 /// high in cycle t+k, overflow edge t → MSI AWVALID high in cycle t+k when the configuration has
 /// MSI), in cycles.
 fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64, Option<u64>)> {
-    let mut irq_after = None;
-    let mut ovs_after = None;
-    let mut aw_after = None;
-    for k in 0..8u64 {
+    // Counter 0 one event from wrapping, INTEN, IRQEN (and an MSI target), counting; returns the
+    // bench with the event presented for one cycle and the index of that cycle.
+    let armed = || -> Res<(Bench, u64)> {
         let mut b = Bench::new(cfg, v)?;
         let en = b.map.mask(field::IRQ_CTRL_IRQEN) as u32;
         b.write(RegId::Evtyper(0), 1);
@@ -171,10 +170,29 @@ fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64, Option<u64>)> {
         }
         b.write(RegId::IrqCtrl, en);
         b.start(1);
-        // Event in cycle e: matched at edge e, counted (the wrap) at edge e+1.
+        let s0 = b.cycle;
         let ev = b.event(1);
         b.idle(&ev);
-        let overflow_edge = b.cycle + 1; // the edge that ends the next cycle
+        Ok((b, s0))
+    };
+    // The overflow edge t, found on the pins: OVF_EXPORT[0] pulses in cycle t+1. `after` is
+    // (t+1) - (the event's cycle), so no figure below assumes the event -> count latency.
+    let after = {
+        let (mut b, s0) = armed()?;
+        let n = b.no_lanes();
+        (0..32)
+            .find_map(|_| {
+                let out = b.idle(&n);
+                (out.ovf_export & 1 == 1).then(|| b.cycle - 1 - s0)
+            })
+            .ok_or("no overflow (OVF_EXPORT) after the event")?
+    };
+    let mut irq_after = None;
+    let mut ovs_after = None;
+    let mut aw_after = None;
+    for k in 0..after + 6 {
+        let (mut b, s0) = armed()?;
+        let overflow_edge = s0 + after; // t+1, the cycle after the overflow edge
         let ovs_addr = b.map.reg(RegId::OvsSet0).addr;
         let n = b.no_lanes();
         for _ in 0..k {
@@ -188,8 +206,9 @@ fn overflow_paths(cfg: &PmcgConfig, v: bool) -> Res<(u64, u64, Option<u64>)> {
         }
         let (out, _) = b.transfer(ovs_addr, None, &n);
         if out.prdata & 1 == 1 && ovs_after.is_none() {
-            // The read's setup cycle was cycle overflow_edge + k, its access cycle one later.
-            ovs_after = Some(k + 1);
+            // The read's setup cycle was s0 + 1 + k, its access cycle s0 + 2 + k; the overflow
+            // edge t = s0 + after - 1.
+            ovs_after = (k + 3).checked_sub(after);
         }
     }
     if cfg.msi && aw_after.is_none() {
@@ -526,6 +545,7 @@ fn waveform_svg(cfg: &PmcgConfig) -> Res<String> {
     inputs.push(ev.clone());
     inputs.push(ev);
     inputs.push(PinInputs::idle(lanes));
+    inputs.push(PinInputs::idle(lanes));
     let ovs = map.reg(RegId::OvsSet0).addr;
     inputs.push(bus(ovs, None, false));
     inputs.push(bus(ovs, None, true));
@@ -648,9 +668,9 @@ fn waveform_svg(cfg: &PmcgConfig) -> Res<String> {
         }
     }
     let notes = [
-        "Events on LANE0 in cycles c1 and c2: each is registered at the edge ending its cycle, then matched and counted at the next edge.",
-        "The second count wraps the counter at the edge ending c3: OVS[0] is set and EVCNTR0 wraps at that same edge.",
-        "IRQ is high for exactly the cycle after the overflow edge; the OVSSET0 read set up in c4 returns bit 0 set in c5.",
+        "Events on LANE0 in cycles c1 and c2: each is registered at the edge ending its cycle, matched into the match register at the next edge and counted at the one after.",
+        "The second count wraps the counter at the edge ending c4: OVS[0] is set and EVCNTR0 wraps at that same edge.",
+        "IRQ is high for exactly the second cycle after the overflow edge (c6); the OVSSET0 read set up in c5 returns bit 0 set in c6.",
         "Pins: native RustHDL simulation. EVCNTR0 and OVS[0]: reference-model state, equal to the RTL's on every cycle.",
         "Values wider than 16 bits show their low 16 bits (…ffff).",
     ];

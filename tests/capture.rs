@@ -31,7 +31,7 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_config, record, span, Log, Pmcg, D, S};
-use common::{for_each_backend, named_config, IRQ_LATENCY, MSI_LATENCY};
+use common::{for_each_backend, named_config, COUNT_DELAY, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, RegId};
 use pmcg_sim::axi::MsiResponder;
@@ -155,8 +155,8 @@ fn capr_write_captures_every_counter_after_its_edge() {
 }
 
 /// An overflow of a counter with OVFCAP = 1 captures every counter after the overflow edge o:
-/// counter 0 counts event 1 on both lanes (+2 per edge) from max - 10 with OVFCAP, so it wraps
-/// to 1 at o = e + 6 and SVR0 = 1 (its post-overflow value); counter 1 counts cycles from
+/// counter 0 counts event 1 on both lanes (+2 per edge from e + 2, [`COUNT_DELAY`]) from
+/// max - 10 with OVFCAP, so it wraps to 1 at o = e + 7 and SVR0 = 1 (its post-overflow value); counter 1 counts cycles from
 /// 0x1000, counter 2 is stopped at 0x2222, counter 3 counts event 1 from 0 without OVFCAP. No
 /// interrupt is enabled (capture does not need one). Counter 3 overflowing alone captures
 /// nothing; counters 0 and 3 overflowing at one edge capture once, both with post-overflow
@@ -181,19 +181,19 @@ fn ovfcap_captures_the_post_overflow_value_and_the_others() {
         p.set_counter(d, 2, 0x2222);
         p.set_counter(d, 3, 0);
         let e = p.write_bits(d, RegId::CntenSet0, 0b1011);
-        let o = e + 6;
+        let o = e + COUNT_DELAY + 5;
         idle_until(d, o + 2);
-        let first = vec![1, 0x1000 + (o - e), 0x2222, 2 * (o - e)];
+        let first = vec![1, 0x1000 + (o - e), 0x2222, 2 * (o + 1 - COUNT_DELAY - e)];
         check_svrs(&p, d, &first, "counter 0 (OVFCAP) overflowed");
         assert_eq!(p.ovs(d), 0b1);
-        // Counter 3 alone (no OVFCAP): max - 6, overflows at e3 + 4.
+        // Counter 3 alone (no OVFCAP): max - 6, overflows at e3 + COUNT_DELAY + 3.
         let e3 = p.arm(d, 0b1000, p.max() - 6);
-        idle_until(d, e3 + 6);
+        idle_until(d, e3 + COUNT_DELAY + 4);
         assert_eq!(p.ovs(d), 0b1001, "config `{name}`: counter 3 overflowed");
         check_svrs(&p, d, &first, "an overflow without OVFCAP captures nothing");
-        // Counters 0 and 3 at one edge: max - 8 each, overflow at e4 + 5.
+        // Counters 0 and 3 at one edge: max - 8 each, overflow at e4 + COUNT_DELAY + 4.
         let e4 = p.arm(d, 0b1001, p.max() - 8);
-        let o4 = e4 + 5;
+        let o4 = e4 + COUNT_DELAY + 4;
         idle_until(d, o4 + 2);
         check_svrs(
             &p,
@@ -504,7 +504,8 @@ fn without_capture_svr_capr_ovfcap_are_res0() {
 
 /// Ordering (10.2.1): counter 0 counts event 1 on both lanes with OVFCAP, INTEN and IRQEN set
 /// and an MSI target; counter 1 counts cycles from 0x200 and counter 3 event 1 from 0x10, all
-/// enabled at edge e; counter 0 wraps to 1 at o = e + 5. A read of SVR0, SVR1 or SVR3 set up in
+/// enabled at edge e; counter 0 wraps to 1 at o = e + 6 (lane events count from edge e + 2,
+/// [`COUNT_DELAY`]; cycles from e + 1). A read of SVR0, SVR1 or SVR3 set up in
 /// cycle o (access cycle o+1, the cycle before the pulse and AWVALID) or o+1 (access cycle o+2,
 /// the first cycle of the pulse and of AWVALID) returns the values captured at o. The pulse and
 /// AWVALID are checked at o+2.
@@ -530,10 +531,11 @@ fn capture_is_visible_to_a_read_in_the_interrupt_cycle() {
                 p.set_counter(d, 1, 0x200);
                 p.set_counter(d, 3, 0x10);
                 let e = p.write_bits(d, RegId::CntenSet0, 0b1011);
-                let o = e + 5;
+                let o = e + COUNT_DELAY + 4;
                 idle_until(d, o + delay);
                 let got = p.svr(d, n);
-                let want = [1, 0x200 + (o - e), 0, 0x10 + 2 * (o - e)][n as usize];
+                let lane_edges = o + 1 - COUNT_DELAY - e;
+                let want = [1, 0x200 + (o - e), 0, 0x10 + 2 * lane_edges][n as usize];
                 assert_eq!(
                     got,
                     want,

@@ -239,7 +239,7 @@ fn timing_measures_the_documented_latencies() {
             stderr(&o)
         );
         let table = std::fs::read_to_string(&md).unwrap();
-        // docs/behaviour.md: event -> count 2 cycles; overflow edge -> IRQ two cycles later; no wait states.
+        // docs/behaviour.md: event -> count 3 cycles; overflow edge -> IRQ two cycles later; no wait states.
         let row = |start: &str| {
             table
                 .lines()
@@ -248,7 +248,7 @@ fn timing_measures_the_documented_latencies() {
                 .to_string()
         };
         assert!(
-            row("lane event").contains("| k = 2 |"),
+            row("lane event").contains("| k = 3 |"),
             "{backend}: {table}"
         );
         assert!(
@@ -264,7 +264,7 @@ fn timing_measures_the_documented_latencies() {
             "{backend}: {table}"
         );
         assert!(
-            row("StreamID-filtered lane event").contains("| k = 2 |"),
+            row("StreamID-filtered lane event").contains("| k = 3 |"),
             "{backend}: {table}"
         );
         assert!(row("SMR write").contains("| k = 0 |"), "{backend}: {table}");

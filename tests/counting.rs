@@ -16,7 +16,9 @@
 //!   (`d.cycle` before the call); the read's own cycles still count;
 //! - a counter enabled by a write at edge `on` and disabled by a write at edge `off` counts at
 //!   edges on+1 ..= off: `off - on` cycles;
-//! - lane inputs presented in cycle e count at edge e+1;
+//! - lane inputs presented in cycle e count at edge e+2 ([`COUNT_DELAY`]): registered at edge e,
+//!   matched into the counter's match register at edge e+1 under the enables, event and filter
+//!   of cycle e+1;
 //! - a counter written at edge t does not count at edge t (except the paired high write of a split
 //!   64-bit write, which counts: docs/behaviour.md "Split 64-bit counter writes");
 //! - a stopped counter at `max - x` enabled by a CNTENSET0 write at edge e counts cycles at
@@ -28,7 +30,7 @@
 
 mod common;
 
-use common::{configs, for_each_backend, named_config, wide_config, IRQ_LATENCY};
+use common::{configs, for_each_backend, named_config, wide_config, COUNT_DELAY, IRQ_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
@@ -445,10 +447,11 @@ fn cycle_event_counts_every_enabled_edge() {
     }
 }
 
-/// Lane inputs presented in cycle e count at edge e+1: a read whose access cycle is e+1 (set up
-/// in cycle e) does not see them, a read whose access cycle is e+2 (set up in e+1) or later does.
+/// Lane inputs presented in cycle e count at edge e+2: a read whose access cycle is e+2 (set up
+/// in cycle e+1) does not see them, a read whose access cycle is e+3 (set up in e+2) or later
+/// does.
 #[test]
-fn lane_events_count_at_the_next_edge() {
+fn lane_events_count_two_edges_later() {
     for (name, cfg) in shared_all() {
         let p = Pmcg::new(&name, &cfg);
         let l = p.lanes();
@@ -457,27 +460,32 @@ fn lane_events_count_at_the_next_edge() {
             p.set_event(d, 0, ev);
             p.write_bits(d, RegId::CntenSet0, 0b1);
             p.start(d);
-            // Presented in cycle e only, the cycle a read of the low word is set up in.
+            // Presented in cycle e only; a read of the low word set up in cycle e+1.
+            d.set_lanes(&all_lanes(d, p.lane_bit(ev)));
+            d.idle(1);
+            d.clear_lanes();
+            d.idle(COUNT_DELAY - 2);
             let mut bus = PinInputs::idle(d.lanes());
             (bus.psel, bus.paddr) = (true, p.addr(RegId::Evcntr(0)));
-            d.set_lanes(&all_lanes(d, p.lane_bit(ev)));
             d.step_with(bus.clone());
-            d.clear_lanes();
             bus.penable = true;
             let v = d.step_with(bus).prdata;
             assert_eq!(
                 v, 0,
-                "config `{name}`: counter 0 (event {ev:#x}) read in access cycle e+1"
+                "config `{name}`: counter 0 (event {ev:#x}) read in access cycle e+{COUNT_DELAY}"
             );
-            // Presented in cycle e2 only; read set up in e2+1 (access cycle e2+2).
+            // Presented in cycle e2 only; read set up in e2+2 (access cycle e2+3).
             d.set_lanes(&all_lanes(d, p.lane_bit(ev)));
             d.idle(1);
             d.clear_lanes();
+            d.idle(COUNT_DELAY - 1);
             let (v, at) = p.counter_at(d, 0);
             assert_eq!(
                 v,
                 2 * l,
-                "config `{name}`: counter 0 (event {ev:#x}) read after edge {at}, access cycle e2+2"
+                "config `{name}`: counter 0 (event {ev:#x}) read after edge {at}, access cycle \
+                 e2+{}",
+                COUNT_DELAY + 1
             );
         });
     }
@@ -631,10 +639,12 @@ fn cr_e_and_cnten_gate_counting_at_the_exact_edge() {
                 e - on,
                 "config `{name}`: counter 0 (cycles, read after edge {e}, CR.E on at {on})"
             );
+            // Counter 2: the lanes of cycle on (CR.E = 1 from cycle on+1, when they are matched)
+            // are the first counted, at edge on+2.
             let (v, e) = p.counter_at(d, 2);
             assert_eq!(
                 v,
-                l * (e - on),
+                l * (e + 1 - COUNT_DELAY - on),
                 "config `{name}`: counter 2 (event 1 on {l} lanes, read after edge {e}, CR.E on at {on})"
             );
             // CNTENCLR0 of counter 1 at edge c1: its last counted edge.
@@ -676,8 +686,8 @@ fn cr_e_and_cnten_gate_counting_at_the_exact_edge() {
 }
 
 /// CR.E and CNTEN written at edge w gate lane events exactly: events presented in the write's
-/// setup cycle w-1 count at edge w (the old setting), those of its access cycle w at w+1 (the
-/// new setting). Counters 0, 1, 2 count lane events 0, 1, 2 (bit order); the write's setup
+/// setup cycle w-1 are matched under the old setting (counted at edge w+1), those of its access
+/// cycle w under the new one (counted at w+2). Counters 0, 1, 2 count lane events 0, 1, 2 (bit order); the write's setup
 /// cycle carries event 0, its access cycle event 1, the next cycle event 2.
 #[test]
 fn enable_and_disable_gate_lane_events_at_the_write_edge() {
@@ -1014,13 +1024,20 @@ fn counter_write_while_counting_skips_its_edge() {
                 5000 + l * (e - t1),
                 "config `{name}`: counter 1 (event 1 on {l} lanes) written 5000 at edge {t1}, read after edge {e}"
             );
-            // Lanes cleared from cycle c: the last lane events count at edge c.
+            // Lanes cleared from cycle c: the last lane events (cycle c-1) count at edge c+1.
+            // The write at t1 skipped its match register (the events of cycle t1-2), so edges
+            // t1+1 ..= c+1 count.
             let c = d.cycle;
             d.clear_lanes();
             d.idle(4);
             let off = p.stop(d);
             p.check(d, 0, 1000 + (off - t0), "cycles after the write");
-            p.check(d, 1, 5000 + l * (c - t1), "lane events after the write");
+            p.check(
+                d,
+                1,
+                5000 + l * (c + COUNT_DELAY - 1 - t1),
+                "lane events after the write",
+            );
             // A written value of max is not an overflow; the write's edge skips counting even
             // at max (it would have overflowed).
             p.start(d);

@@ -31,20 +31,20 @@
 //!
 //! The exhaustive test reads which counters counted an event as an overflow vector:
 //! ```text
-//!   every counter at 0xFFFF_FFFF ── one event, cycle e ──► edge e+1: each counter that counts it
-//!   wraps to 0 and sets OVS[n] ──► OVSSET0 read set up in cycle e+1 (access e+2) = the vector
+//!   every counter at 0xFFFF_FFFF ── one event, cycle e ──► edge e+2: each counter that counts it
+//!   wraps to 0 and sets OVS[n] ──► OVSSET0 read set up in cycle e+2 (access e+3) = the vector
 //!   ──► OVSCLR0 those bits, rewrite those counters to 0xFFFF_FFFF ──► next event
 //! ```
 //!
-//! Timing used (docs/behaviour.md): lane inputs presented in cycle e are counted at edge e+1 and
-//! seen by a read set up in cycle e+1; a write (EVTYPERn, SMRn, SCR, CR, CNTEN) that completes
+//! Timing used (docs/behaviour.md): lane inputs presented in cycle e are counted at edge e+2
+//! ([`COUNT_DELAY`]) and seen by a read set up in cycle e+2; a write (EVTYPERn, SMRn, SCR, CR, CNTEN) that completes
 //! before an event is presented is in force for it; CR.E written at edge `on` and cleared at
 //! edge `off` lets a cycle counter count `off - on` edges.
 
 mod common;
 use common::sid_modes::{all_ones, care, mode, Mode};
 
-use common::{for_each_backend, named_config};
+use common::{for_each_backend, named_config, COUNT_DELAY};
 use pmcg_hdl::config::{PmcgConfig, SidFilterType};
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
@@ -575,13 +575,14 @@ impl Pmcg {
     }
 
     /// Presents `lane` on lane 0 for one cycle e (other lanes idle) and returns the OVS vector
-    /// read with its setup in cycle e+1: the counters that were at their maximum and counted it.
+    /// read with its setup in cycle e+2: the counters that were at their maximum and counted it.
     fn overflow_vector_of(&self, d: &mut D, lane: LaneIn) -> u64 {
         let mut lanes = vec![LaneIn::default(); d.lanes()];
         lanes[0] = lane;
         d.set_lanes(&lanes);
         d.idle(1);
         d.clear_lanes();
+        d.idle(COUNT_DELAY - 1);
         self.ovs(d)
     }
 
@@ -929,6 +930,7 @@ fn random_filters(name: &str, cfg: &PmcgConfig, salt: u64, rounds: u32, cycles: 
                 d.idle(1);
             }
             d.clear_lanes();
+            d.idle(COUNT_DELAY - 1);
             let mut wrong = Vec::new();
             for (n, &(event, f)) in programs.iter().enumerate() {
                 let expected = expected_count(&p, event, f, so, &history);
@@ -1198,6 +1200,7 @@ fn every_lane_every_cycle_with_different_stream_ids() {
                 d.idle(1);
             }
             d.clear_lanes();
+            d.idle(COUNT_DELAY - 1);
             for (n, &(event, f)) in counters.iter().enumerate() {
                 let got = p.counter(d, n as u32);
                 assert_eq!(
@@ -1426,6 +1429,7 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
                 d.idle(1);
             }
             d.clear_lanes();
+            d.idle(COUNT_DELAY - 1);
             let got = p.counter(d, 0);
             assert_eq!(
                 got,

@@ -50,7 +50,7 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_churn, irq_config, span, Log, Pmcg, D, S};
-use common::{base_seed, for_each_backend, named_config, IRQ_LATENCY, MSI_LATENCY};
+use common::{base_seed, for_each_backend, named_config, COUNT_DELAY, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId};
@@ -1484,14 +1484,16 @@ fn overflow_to_irq_and_msi_latency_and_read_ordering() {
         let mut pulses = Vec::new();
         for (reg, id) in reads {
             for delay in [0, 1] {
-                // Counter 0 from max - 8 (+2 per edge), counter 1 from 0x100 (+1 per edge), both
-                // enabled at edge e: counter 0 reaches max after e+4 and wraps to 1 at o = e+5.
+                // Counter 0 from max - 8 (+2 per edge from edge e + COUNT_DELAY: the lanes of
+                // cycle e are the first matched while enabled), counter 1 from 0x100 (+1 per
+                // edge from e1 + 1): counter 0 reaches max after edge e+5 and wraps to 1 at
+                // o = e+6.
                 p.write_bits(d, RegId::CntenClr0, 0b11);
                 p.set_counter(d, 1, 0x100);
                 let e = p.arm(d, 0b01, p.max() - 8);
                 p.write_bits(d, RegId::CntenSet0, 0b10);
                 let e1 = d.cycle - 1;
-                let o = e + 5;
+                let o = e + COUNT_DELAY + 4;
                 let read_at = o + delay;
                 idle_until(d, read_at);
                 let got = p.read(d, id) as u64;

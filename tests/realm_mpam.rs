@@ -53,15 +53,15 @@
 //!   included); Root accesses are never blocked by NSRA and may write SCR (both views).
 //! - Without Secure state S_MPAMIDR is absent (RAZ/WI) and MPAMIDR is readable by every access.
 //!
-//! Timing used (docs/behaviour.md): lane inputs presented in cycle e are counted at edge e+1 and
-//! seen by a read set up in cycle e+1; a write (EVTYPERn, SMRn, SCR, ROOTCR, CR, CNTEN) completed
+//! Timing used (docs/behaviour.md): lane inputs presented in cycle e are counted at edge e+2
+//! ([`COUNT_DELAY`]) and seen by a read set up in cycle e+2; a write (EVTYPERn, SMRn, SCR, ROOTCR, CR, CNTEN) completed
 //! before an event is presented is in force for it; CR.E written at edge `on` and cleared at edge
 //! `off` lets a cycle counter count `off - on` edges.
 
 mod common;
 use common::sid_modes::{all_ones, care, mode, Mode};
 
-use common::for_each_backend;
+use common::{for_each_backend, COUNT_DELAY};
 use pmcg_hdl::config::{PmcgConfig, SidFilterType};
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as FieldAccess, RegId, RegisterMap};
@@ -1315,6 +1315,7 @@ fn exhaustive(w: u32) {
                 d.set_lanes(&ls);
                 d.idle(1);
                 d.clear_lanes();
+                d.idle(COUNT_DELAY - 1);
                 let got = p.ovs(d);
                 let expected =
                     bitmap((0..counters).filter(|&n| passes(&cfg, *ctl, &filter_of(n), &main)));
@@ -2028,6 +2029,7 @@ fn nonattr_secure_no_realm() {
         d.set_lanes(&ls);
         d.idle(5);
         d.clear_lanes();
+        d.idle(COUNT_DELAY - 1);
         assert_eq!(
             p.counter(d, 0),
             0,
@@ -2037,6 +2039,7 @@ fn nonattr_secure_no_realm() {
         d.set_lanes(&ls);
         d.idle(5);
         d.clear_lanes();
+        d.idle(COUNT_DELAY - 1);
         assert_eq!(p.counter(d, 0), 5, "SO = 1: counted");
     });
 }
@@ -2857,6 +2860,7 @@ fn control_writes_apply_to_events_from_the_write_access_cycle() {
                 d.idle(1);
             }
             d.clear_lanes();
+            d.idle(COUNT_DELAY - 1);
             let got = p.counter(d, 0);
             assert_eq!(
                 got,

@@ -43,7 +43,7 @@
 
 mod common;
 
-use common::{for_each_backend, named_config, wide_config, IRQ_LATENCY, MSI_LATENCY};
+use common::{for_each_backend, named_config, wide_config, COUNT_DELAY, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap, Word};
@@ -141,6 +141,9 @@ struct PairOracle {
     /// The pair register: (counter, base B) when open.
     pair: Option<(u32, u64)>,
     lanes_q: Vec<LaneIn>,
+    /// Each counter's match register: the lanes it matched in the previous cycle (0 when it was
+    /// not enabled then), added at this edge.
+    match_q: Vec<u64>,
     irq: bool,
     /// A qualifying overflow at the previous edge: irq in the next cycle (overflow -> irq is
     /// two cycles, docs/behaviour.md "Wired interrupt").
@@ -188,6 +191,7 @@ impl PairOracle {
             nsra: true,
             pair: None,
             lanes_q: vec![LaneIn::default(); cfg.lanes as usize],
+            match_q: vec![0; cfg.counters as usize],
             irq: false,
             irq_next: false,
             export: 0,
@@ -217,6 +221,7 @@ impl PairOracle {
         self.nsra = self.map.get(RegId::Scr).map_or(0, |r| r.reset()) as u32 & self.nsra_mask != 0;
         self.pair = None;
         self.lanes_q.iter_mut().for_each(|l| *l = LaneIn::default());
+        self.match_q.iter_mut().for_each(|m| *m = 0);
         self.low_read = None;
     }
 
@@ -225,15 +230,31 @@ impl PairOracle {
     }
 
     /// What counter n adds at this edge (state of this cycle).
+    /// What counter n adds at this edge: 1 when it counts cycles (event 0) and is enabled in
+    /// this cycle, else its match register.
     fn increment(&self, n: usize) -> u64 {
+        let enabled = self.cr_e && self.cnten >> n & 1 == 1;
+        match (self.event(n), enabled) {
+            (0, e) => e as u64,
+            _ => self.match_q[n],
+        }
+    }
+
+    fn event(&self, n: usize) -> u32 {
+        (self.evtyper[n] & self.event_mask) >> self.event_mask.trailing_zeros()
+    }
+
+    /// Counter n's match of this cycle (into its match register): the registered lanes carrying
+    /// the lane event it selects, when enabled in this cycle.
+    fn lane_match(&self, n: usize) -> u64 {
         if !(self.cr_e && self.cnten >> n & 1 == 1) {
             return 0;
         }
-        let ev = (self.evtyper[n] & self.event_mask) >> self.event_mask.trailing_zeros();
-        if ev == 0 {
-            return 1;
-        }
-        match self.cfg.lane_bit_of(ev as u16) {
+        match self
+            .cfg
+            .lane_bit_of(self.event(n) as u16)
+            .filter(|_| self.event(n) != 0)
+        {
             Some(b) => self
                 .lanes_q
                 .iter()
@@ -317,6 +338,7 @@ impl PairOracle {
         }
         let n_ctr = self.val.len();
         let inc: Vec<u64> = (0..n_ctr).map(|n| self.increment(n)).collect();
+        let matched: Vec<u64> = (0..n_ctr).map(|n| self.lane_match(n)).collect();
         // Counters written at this edge: their new value and whether they overflowed.
         let mut written: Vec<Option<(u64, bool)>> = vec![None; n_ctr];
         let (mut cnten, mut inten, mut ovs) = (self.cnten, self.inten, self.ovs);
@@ -438,6 +460,7 @@ impl PairOracle {
         self.evtyper = evtyper;
         self.low_read = low_read;
         self.lanes_q.clone_from(&inp.lanes);
+        self.match_q = matched;
     }
 }
 
@@ -839,8 +862,8 @@ fn case_cycle_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
 /// idle cycles between the halves (low at t1, high at t2 = t1 + 2 + g), every window with
 /// t1 - 3 <= a < b <= t2 + 3 (events starting and stopping at each cycle around both halves),
 /// and V = M >> 1, 2^32 - 2, 2^32 - 4 and M - 3: the values after edges t2 + 1 and t2 + 5 are
-/// V + l * |[a, b) ∩ [t1, t - 1]| mod 2^W (events presented in cycle e count at edge e + 1;
-/// edge t1 is the low write's own), and for M - 3 the overflow is at edge max(t2, the edge the
+/// V + l * |[a, b) ∩ [t1 - 1, t - 2]| mod 2^W (events presented in cycle e count at edge e + 2,
+/// [`COUNT_DELAY`]; edge t1 is the low write's own), and for M - 3 the overflow is at edge max(t2, the edge the
 /// count passes the top) when that is by t2 + 5 (none otherwise).
 #[test]
 fn lane_counter_write64_at_every_event_offset() {
@@ -891,8 +914,13 @@ fn case_lane_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
                             lanes_with(total, if on { l } else { 0 }, bit)
                         };
                         let reads = bench.run(d, &p, end, &lanes);
-                        // Events counted at edges t1+1 ..= t: presented in cycles t1 ..= t-1.
-                        let events = |t: u64| b.min(t).saturating_sub(a.max(t1)) * l as u64;
+                        // Events counted at edges t1+1 ..= t: presented in cycles
+                        // t1+1-COUNT_DELAY ..= t-COUNT_DELAY.
+                        let events = |t: u64| {
+                            b.min(t + 1 - COUNT_DELAY)
+                                .saturating_sub(a.max(t1 + 1 - COUNT_DELAY))
+                                * l as u64
+                        };
                         let what = format!(
                             "config `{name}`, V = {v:#x}, {l} lanes, gap {g}: low at edge {t1}, \
                              high at {t2}, events in cycles {a}..{b}"

@@ -12,9 +12,10 @@
 //!        │    filter decode (CARE, VALUE, mode bits) at an EVTYPER/SMR write
 //!        └──► read mux ──► rd_data (PRDATA in the access cycle)
 //!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
-//!        ──► accepted security states, key compare ──► match count
+//!        ──► accepted security states, key compare ──► match count ──► c_match[n] (register)
 //!
-//!   counter n (10.5.2.1):  inc = CR.E & CNTEN[n] ? match : 0
+//!   c_match[n] := CR.E & CNTEN[n] ? match count : 0
+//!   counter n (10.5.2.1):  inc = event 0 ? (CR.E & CNTEN[n] ? 1 : 0) : c_match[n]
 //!   ┌───────────────────┐  carry   ┌──────────────┐
 //!   │ lo[31:0] += inc   ├─────────►│ pend (1 bit) │──► hi += pend at the next edge
 //!   └───────────────────┘          └──────────────┘
@@ -97,6 +98,9 @@ pub struct RegFile {
     c_evtyper: Vec<DFF<Bits<32>>>,
     c_smr: Vec<DFF<Bits<32>>>,
     c_sel: Vec<DFF<Bits<7>>>,
+    /// Counter n's match register: the lanes matched in the previous cycle, added at this edge
+    /// (no path runs from a lane through the filter compare into the adder in one cycle).
+    c_match: Vec<DFF<Bits<4>>>,
     hi_max_less_one: Constant<Bits<32>>,
     /// Per counter: writable bits of EVTYPERn and SMRn, and reset values (register map).
     evtyper_wmask: Vec<Constant<Bits<32>>>,
@@ -403,6 +407,8 @@ pub struct RegFile {
     ev_ok: Signal<Local, Bit>,
     filtered: Signal<Local, Bit>,
     count: Signal<Local, Bits<4>>,
+    /// This cycle's match of the counter being built (into its match register).
+    m_sum: Signal<Local, Bits<4>>,
     filt_load: Signal<Local, Bit>,
 }
 
@@ -659,6 +665,7 @@ impl RegFile {
             ev_ok: Default::default(),
             filtered: Default::default(),
             count: Default::default(),
+            m_sum: Default::default(),
             filt_load: Default::default(),
             sid_all: c32(map.mask(field::SMR_STREAMID)),
             sid_msb: c32(1 << (cfg.sid_bits - 1)),
@@ -702,6 +709,7 @@ impl RegFile {
             c_evtyper: (0..n).map(|_| Default::default()).collect(),
             c_smr: (0..n).map(|_| Default::default()).collect(),
             c_sel: (0..n).map(|_| Default::default()).collect(),
+            c_match: (0..n).map(|_| Default::default()).collect(),
             hi_max_less_one: c32(((cfg.counter_mask() >> 32) as u32).wrapping_sub(1) as u64),
             evtyper_wmask: (0..cfg.counters)
                 .map(|i| c32(wmask(RegId::Evtyper(i))))
@@ -1211,6 +1219,7 @@ impl Logic for RegFile {
             self.c_evtyper[n].clock.next = self.clock.val();
             self.c_smr[n].clock.next = self.clock.val();
             self.c_sel[n].clock.next = self.clock.val();
+            self.c_match[n].clock.next = self.clock.val();
             self.c_evtyper[n].d.next = self.c_evtyper[n].q.val();
             self.c_smr[n].d.next = self.c_smr[n].q.val();
             self.c_sel[n].d.next = self.c_sel[n].q.val();
@@ -1302,7 +1311,7 @@ impl Logic for RegFile {
             // Non-attributable events (10.4.4) skip the filters but obey NAO/SO.
             self.ev_ok.next = self.is_lane.val()
                 & ((!self.nonattr.val().get_bit(self.lane_bit.val().index())) | self.na_ok.val());
-            self.count.next = 0.into();
+            self.m_sum.next = 0.into();
             for l in 0..self.hit.len() {
                 // A dynamic bit select, not a shift: rust-hdl simulates short shifts with BigUint.
                 self.hit[l].next = self.lane_in[l].val().get_bit(self.lane_bit.val().index());
@@ -1332,10 +1341,24 @@ impl Logic for RegFile {
                                 & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
                                 & self.acc.val().get_bit(self.lane_sse[l].val().index())));
                 }
-                self.count.next = self.count.val() + self.hit[l].val();
+                self.m_sum.next = self.m_sum.val() + self.hit[l].val();
             }
+            // The match register, loaded while the counter is enabled (CR.E and CNTEN[n] of
+            // this cycle; a reset edge clears it). The counter adds it at the next edge, or 1
+            // per cycle under event 0 of this cycle while enabled.
+            self.c_match[n].d.next = 0.into();
+            if self.cr_e.val() & self.cnten.q.val().get_bit(n) {
+                self.c_match[n].d.next = self.m_sum.val();
+            }
+            if self.rst.val() {
+                self.c_match[n].d.next = 0.into();
+            }
+            self.count.next = self.c_match[n].q.val();
             if self.is_cycle.val() {
-                self.count.next = self.one.val();
+                self.count.next = 0.into();
+                if self.cr_e.val() & self.cnten.q.val().get_bit(n) {
+                    self.count.next = self.one.val();
+                }
             }
             // Filter registers: loaded with the decode of the EVTYPER/SMR write. The global
             // filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every counter.
@@ -1383,11 +1406,9 @@ impl Logic for RegFile {
             // ---- Counter n (10.5.2.1): two 32-bit halves with a registered carry between them,
             // so no path adds 64 bits in a cycle and the native simulation never does 64-bit
             // arithmetic. The value is ((hi + pend) << 32) | lo, truncated to counter_bits; the
-            // read mux adds `pend`. An enabled counter (CR.E and CNTEN[n]) adds its match.
-            self.inc.next = 0.into();
-            if self.cr_e.val() & self.cnten.q.val().get_bit(n) {
-                self.inc.next = bit_cast::<32, 4>(self.count.val());
-            }
+            // read mux adds `pend`. The counter adds its match register (enables applied when it
+            // was loaded) or, counting cycles, 1 while enabled.
+            self.inc.next = bit_cast::<32, 4>(self.count.val());
             // Carry out of the low word. `inc` is at most MAX_LANES + 1 (9) < 16, so lo + inc
             // carries exactly when lo[31:4] are all ones and lo[3:0] + inc > 15: a 5-bit add
             // beside the 32-bit one, not a 32-bit compare behind it.
