@@ -31,7 +31,7 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_config, record, span, Log, Pmcg, D, S};
-use common::{for_each_backend, named_config};
+use common::{for_each_backend, named_config, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, RegId};
 use pmcg_sim::axi::MsiResponder;
@@ -505,9 +505,9 @@ fn without_capture_svr_capr_ovfcap_are_res0() {
 /// Ordering (10.2.1): counter 0 counts event 1 on both lanes with OVFCAP, INTEN and IRQEN set
 /// and an MSI target; counter 1 counts cycles from 0x200 and counter 3 event 1 from 0x10, all
 /// enabled at edge e; counter 0 wraps to 1 at o = e + 5. A read of SVR0, SVR1 or SVR3 set up in
-/// cycle o (access cycle o+1, the first cycle of the pulse and of AWVALID) or o+1 (the first
-/// cycle software sees the pulse) returns the values captured at o. The pulse and AWVALID are
-/// checked at o+1.
+/// cycle o (access cycle o+1, the cycle before the pulse and AWVALID) or o+1 (access cycle o+2,
+/// the first cycle of the pulse and of AWVALID) returns the values captured at o. The pulse and
+/// AWVALID are checked at o+2.
 #[test]
 fn capture_is_visible_to_a_read_in_the_interrupt_cycle() {
     let (name, cfg) = irq_config();
@@ -543,8 +543,8 @@ fn capture_is_visible_to_a_read_in_the_interrupt_cycle() {
                 idle_until(d, o + 4);
                 assert_eq!(
                     log.borrow().irq.last().copied(),
-                    Some(o + 1),
-                    "config `{name}`: irq in cycle o+1"
+                    Some(o + IRQ_LATENCY),
+                    "config `{name}`: irq in cycle o+2"
                 );
                 n_msi += 1;
                 assert_eq!(
@@ -554,8 +554,8 @@ fn capture_is_visible_to_a_read_in_the_interrupt_cycle() {
                 );
                 assert_eq!(
                     d.msi.completed[n_msi - 1].first_valid,
-                    o + 1,
-                    "AWVALID in o+1"
+                    o + MSI_LATENCY,
+                    "AWVALID in o+2"
                 );
                 p.write_bits(d, RegId::OvsClr0, 1);
             }

@@ -239,7 +239,7 @@ fn timing_measures_the_documented_latencies() {
             stderr(&o)
         );
         let table = std::fs::read_to_string(&md).unwrap();
-        // docs/behaviour.md: event -> count 2 cycles; overflow edge -> IRQ in the next cycle; no wait states.
+        // docs/behaviour.md: event -> count 2 cycles; overflow edge -> IRQ two cycles later; no wait states.
         let row = |start: &str| {
             table
                 .lines()
@@ -252,7 +252,7 @@ fn timing_measures_the_documented_latencies() {
             "{backend}: {table}"
         );
         assert!(
-            row("counter overflow (edge t) → IRQ").contains("| k = 1 "),
+            row("counter overflow (edge t) → IRQ").contains("| k = 2 "),
             "{backend}: {table}"
         );
         assert!(
@@ -268,10 +268,10 @@ fn timing_measures_the_documented_latencies() {
             "{backend}: {table}"
         );
         assert!(row("SMR write").contains("| k = 0 |"), "{backend}: {table}");
-        // docs/behaviour.md "MSI write master" and "Capture": AWVALID in the cycle after the
+        // docs/behaviour.md "MSI write master" and "Capture": AWVALID two cycles after the
         // overflow edge; a CAPR capture visible to the next access.
         assert!(
-            row("counter overflow (edge t) → MSI AWVALID").contains("| k = 1 |"),
+            row("counter overflow (edge t) → MSI AWVALID").contains("| k = 2 |"),
             "{backend}: {table}"
         );
         assert!(

@@ -21,14 +21,14 @@
 //!   64-bit write, which counts: docs/behaviour.md "Split 64-bit counter writes");
 //! - a stopped counter at `max - x` enabled by a CNTENSET0 write at edge e counts cycles at
 //!   e+1, e+2, ...: it holds `max` after edge e+x and overflows at edge e+x+1;
-//! - an overflow at edge o with INTEN and IRQEN set drives `irq` high in cycle o+1 only.
+//! - an overflow at edge o with INTEN and IRQEN set drives `irq` high in cycle o+2 only.
 //!
 //! Every offset and field position comes from the register map; every expected value is derived
 //! from the contract above and the stimulus the test drives, never from a backend's output.
 
 mod common;
 
-use common::{configs, for_each_backend, named_config, wide_config};
+use common::{configs, for_each_backend, named_config, wide_config, IRQ_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap};
@@ -1214,8 +1214,8 @@ fn overflow_beats_a_same_edge_ovsclr0() {
 // 8. Wired interrupt
 // ---------------------------------------------------------------------------------------------
 
-/// All four INTEN x IRQEN combinations: counter n overflows at edge o; `irq` is 1 in cycle o+1
-/// only, when both are set, and never otherwise; OVS is set in every case.
+/// All four INTEN x IRQEN combinations: counter n overflows at edge o; `irq` is 1 in cycle
+/// o + IRQ_LATENCY (o+2) only, when both are set, and never otherwise; OVS is set in every case.
 #[test]
 fn irq_needs_inten_and_irqen() {
     for (name, cfg) in shared_all() {
@@ -1234,7 +1234,11 @@ fn irq_needs_inten_and_irqen() {
                 p.irqen(d, irqen);
                 let o = p.arm_overflow(d, bit, 5);
                 idle_until(d, o + 6);
-                let expect: Vec<u64> = if inten && irqen { vec![o + 1] } else { vec![] };
+                let expect: Vec<u64> = if inten && irqen {
+                    vec![o + IRQ_LATENCY]
+                } else {
+                    vec![]
+                };
                 assert_eq!(
                     *log.borrow(),
                     expect,
@@ -1269,7 +1273,7 @@ fn irq_one_pulse_per_overflow_edge() {
             p.irqen(d, true);
             // Overflow of i.
             let oi = p.arm_overflow(d, bi, 4);
-            idle_until(d, oi + 2);
+            idle_until(d, oi + IRQ_LATENCY + 1);
             let ovs = p.ovs(d);
             assert_eq!(
                 ovs, bi,
@@ -1277,21 +1281,21 @@ fn irq_one_pulse_per_overflow_edge() {
             );
             // Overflow of j while OVS[i] is still set.
             let oj = p.arm_overflow(d, bj, 4);
-            idle_until(d, oj + 2);
+            idle_until(d, oj + IRQ_LATENCY + 1);
             // The handler clears only what it read.
             p.write_bits(d, RegId::OvsClr0, bi);
             p.check_ovs(d, bj, "overflow i, read, overflow j, clear i");
             assert_eq!(
                 *log.borrow(),
-                vec![oi + 1, oj + 1],
+                vec![oi + IRQ_LATENCY, oj + IRQ_LATENCY],
                 "config `{name}`: pulses for overflows of {i} at {oi} and {j} at {oj}"
             );
             // Counter j again while OVS[j] is still set: a new pulse.
             let oj2 = p.arm_overflow(d, bj, 3);
-            idle_until(d, oj2 + 2);
+            idle_until(d, oj2 + IRQ_LATENCY + 1);
             assert_eq!(
                 *log.borrow(),
-                vec![oi + 1, oj + 1, oj2 + 1],
+                [oi, oj, oj2].map(|o| o + IRQ_LATENCY).to_vec(),
                 "config `{name}`: second overflow of {j} at {oj2} with OVS[{j}] already set"
             );
             p.check_ovs(d, bj, "still set");
@@ -1311,7 +1315,7 @@ fn irq_one_pulse_per_overflow_edge() {
             idle_until(d, o + 4);
             assert_eq!(
                 *log.borrow(),
-                vec![oi + 1, oj + 1, oj2 + 1, o + 1],
+                [oi, oj, oj2, o].map(|o| o + IRQ_LATENCY).to_vec(),
                 "config `{name}`: counters {a} and {b} overflow at the same edge {o}: one pulse"
             );
             p.check_ovs(d, same, "both overflowed");
@@ -1340,14 +1344,14 @@ fn irq_follows_inten_per_counter_and_irqen_changes() {
             idle_until(d, o1 + 3);
             assert_eq!(
                 *log.borrow(),
-                vec![o1 + 1],
+                vec![o1 + IRQ_LATENCY],
                 "config `{name}`: {a} with INTEN"
             );
             let o2 = p.arm_overflow(d, bb, 3);
             idle_until(d, o2 + 3);
             assert_eq!(
                 *log.borrow(),
-                vec![o1 + 1],
+                vec![o1 + IRQ_LATENCY],
                 "config `{name}`: counter {b} has INTEN = 0"
             );
             // INTENCLR0 of a, INTENSET0 of b: now b interrupts, a does not.
@@ -1359,7 +1363,7 @@ fn irq_follows_inten_per_counter_and_irqen_changes() {
             idle_until(d, o4 + 3);
             assert_eq!(
                 *log.borrow(),
-                vec![o1 + 1, o4 + 1],
+                vec![o1 + IRQ_LATENCY, o4 + IRQ_LATENCY],
                 "config `{name}`: after INTENCLR0 {a} / INTENSET0 {b}"
             );
             // IRQEN cleared: overflow sets OVS, no pulse.
@@ -1369,7 +1373,7 @@ fn irq_follows_inten_per_counter_and_irqen_changes() {
             idle_until(d, o5 + 3);
             assert_eq!(
                 *log.borrow(),
-                vec![o1 + 1, o4 + 1],
+                vec![o1 + IRQ_LATENCY, o4 + IRQ_LATENCY],
                 "config `{name}`: IRQEN = 0"
             );
             p.check_ovs(d, bb, "overflow with IRQEN = 0");
@@ -1378,7 +1382,7 @@ fn irq_follows_inten_per_counter_and_irqen_changes() {
 }
 
 /// Control writes at the overflow edge o of counter n (the last one) act from o+1: the irq
-/// decision uses IRQEN and INTEN of cycle o, so IRQEN or INTEN set at o gives no pulse and
+/// decision (pulse in cycle o+2) uses IRQEN and INTEN of cycle o, so IRQEN or INTEN set at o gives no pulse and
 /// cleared at o still gives one; an OVSSET0 write at o adds no pulse to the overflow's; CR.E or
 /// CNTEN cleared at o still lets the counter overflow at o (it was enabled in cycle o). Two
 /// counters overflowing at consecutive edges give pulses in two consecutive cycles.
@@ -1416,7 +1420,7 @@ fn irq_and_overflow_against_control_writes_at_the_overflow_edge() {
                 };
                 assert_eq!(w, o, "write at the overflow edge");
                 idle_until(d, o + 4);
-                let expect: Vec<u64> = if pulse { vec![o + 1] } else { vec![] };
+                let expect: Vec<u64> = if pulse { vec![o + IRQ_LATENCY] } else { vec![] };
                 assert_eq!(
                     *log.borrow(),
                     expect,
@@ -1443,7 +1447,7 @@ fn irq_and_overflow_against_control_writes_at_the_overflow_edge() {
                 p.check_ovs(d, bit, &format!("overflow at {o}, {what} cleared at {o}"));
             }
             // Consecutive overflow edges: counters 0 and 1 at max - 4 and max - 5, enabled by
-            // one CNTENSET0 write at e: overflows at e+5 and e+6, pulses in e+6 and e+7.
+            // one CNTENSET0 write at e: overflows at e+5 and e+6, pulses in e+7 and e+8.
             d.reset(1);
             let log = irq_log(d);
             let pulses = d.irq_pulses;
@@ -1456,7 +1460,7 @@ fn irq_and_overflow_against_control_writes_at_the_overflow_edge() {
             idle_until(d, e + 10);
             assert_eq!(
                 *log.borrow(),
-                vec![e + 6, e + 7],
+                vec![e + 5 + IRQ_LATENCY, e + 6 + IRQ_LATENCY],
                 "config `{name}`: counters 0 and 1 overflow at edges {} and {}",
                 e + 5,
                 e + 6

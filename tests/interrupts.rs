@@ -13,12 +13,14 @@
 //!        AWVALID/WVALID/BREADY and the payload in every cycle and every IRQ register read
 //! ```
 //! Every expected value is derived from the contract and the stimulus: directed tests spell out
-//! the cycles (a qualifying overflow at edge o pulses irq in cycle o+1 and, with nothing
-//! outstanding, raises AWVALID and WVALID in cycle o+1; with a slave whose AWREADY/WREADY are
-//! already high both are accepted at edge o+1, BREADY is 1 from cycle o+2, and BVALID delayed by
-//! B cycles is accepted at edge c = o+2+B). The [`Oracle`] is the contract written as a state
-//! machine; it takes the qualifying overflow edges from the irq pulses (whose exact cycles the
-//! directed tests check) and checks everything else of the MSI master and the IRQ registers.
+//! the cycles (a qualifying overflow at edge o pulses irq in cycle o+2 ([`IRQ_LATENCY`]) and, with
+//! nothing outstanding, raises AWVALID and WVALID in cycle o+2 ([`MSI_LATENCY`]): the MSI is issued
+//! at edge o+1, the edge that acts on the overflow; with a slave whose AWREADY/WREADY are already
+//! high both are accepted at edge o+2, BREADY is 1 from cycle o+3, and BVALID delayed by B cycles
+//! is accepted at edge c = o+3+B ([`msi_at`])). The [`Oracle`] is the contract written as a state
+//! machine; it takes the edges that act on a qualifying overflow from the irq pulses (whose exact
+//! cycles the directed tests check) and checks everything else of the MSI master and the IRQ
+//! registers.
 //! Every test also asserts that the slave saw no AXI protocol violation.
 //!
 //! Tests:
@@ -34,7 +36,7 @@
 //! - `addr_zero_sends_no_msi_but_the_wired_pulse`: MSI_ON and RES0 address bits.
 //! - `error_responses_set_irq_abt_until_irqen_rises`: SLVERR and DECERR.
 //! - `msi_payload_protection_and_attributes`: AWADDR, WDATA, WSTRB, AWPROT[1], sidebands.
-//! - `overflow_to_irq_and_msi_latency_and_read_ordering`: cycle t+1, and reads at t and t+1.
+//! - `overflow_to_irq_and_msi_latency_and_read_ordering`: cycle t+2, and reads at t and t+1.
 //! - `random_backpressure_every_qualifying_overflow_gets_an_msi`: delays up to 10,000 cycles.
 //! - `reset_in_the_middle_of_an_msi`: AWVALID/WVALID/BREADY low, the PMCG works afterwards.
 //! - `irq_ctrl_and_cr_churn_with_traffic`: thousands of toggles against the oracle.
@@ -48,7 +50,7 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_churn, irq_config, span, Log, Pmcg, D, S};
-use common::{base_seed, for_each_backend, named_config};
+use common::{base_seed, for_each_backend, named_config, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId};
@@ -58,6 +60,18 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::cell::RefCell;
 use std::rc::Rc;
+
+// The oracle reads the edge that acts on a qualifying overflow (o+1, where the MSI is issued or
+// made pending) off the irq pulse (cycle o+2): that needs the two latencies to be equal.
+const _: () = assert!(IRQ_LATENCY == MSI_LATENCY);
+
+/// The MSI of a qualifying overflow at edge o with nothing outstanding, to a slave with AWREADY
+/// and WREADY high whose BVALID comes `b` cycles after both are accepted: (first AWVALID/WVALID
+/// cycle, response edge). AW and W are accepted at edge o + MSI_LATENCY, BREADY is 1 from the
+/// next cycle and the response is accepted b edges later.
+fn msi_at(o: u64, b: u64) -> (u64, u64) {
+    (o + MSI_LATENCY, o + MSI_LATENCY + 1 + b)
+}
 
 // ---------------------------------------------------------------------------------------------
 // The contract as a state machine
@@ -111,8 +125,9 @@ struct Payload {
 
 /// docs/behaviour.md "IRQ_CTRL / IRQ_CTRLACK and IRQ_STATUS" and "MSI write master" as a state
 /// machine, stepped with the pins of every cycle. Register values are "in cycle t" (after edge
-/// t-1). Edge t is processed once cycle t+1 has been seen, because the qualifying overflow at
-/// edge t shows as irq = 1 in cycle t+1. It synchronizes at the first reset edge it sees and
+/// t-1). Edge t is processed once cycle t+1 has been seen, because a qualifying overflow at edge
+/// t-1, which edge t acts on (the MSI is issued or made pending there), shows as irq = 1 in cycle
+/// t+1. It synchronizes at the first reset edge it sees and
 /// checks, from then on, AWVALID, WVALID, BREADY, the payload while VALID, and every Secure or
 /// permitted read of IRQ_CTRL, IRQ_CTRLACK, IRQ_CFG0/1/2 and IRQ_STATUS. It supports full-word
 /// and strobed writes, Secure and Non-secure accesses (NSRA) and configurations without Realm.
@@ -129,6 +144,9 @@ struct Oracle {
     /// The reset register in the current cycle (PRESETn of the previous cycle was 0).
     rst_q: bool,
     en: bool,
+    /// EN in the cycle before the current one (a qualifying overflow at edge t-1 needs EN = 1 in
+    /// cycle t-1).
+    en_before: bool,
     ack: bool,
     abt: bool,
     addr: u64,
@@ -146,7 +164,8 @@ struct Oracle {
     errors: Vec<String>,
     /// Edges at which an MSI was issued.
     issues: Vec<u64>,
-    /// Qualifying overflow edges with MSI_ON: each is owed an MSI issued at or after it.
+    /// Edges that act on a qualifying overflow (the overflow's edge + 1) with MSI_ON: each is
+    /// owed an MSI issued at or after it.
     owed: Vec<u64>,
     /// MSIs issued at an edge with IRQEN = 0 in its cycle (owed from before the 1 -> 0 update).
     issued_while_off: u64,
@@ -192,6 +211,7 @@ impl Oracle {
             synced: false,
             rst_q: false,
             en: false,
+            en_before: false,
             ack: false,
             abt: false,
             addr: 0,
@@ -224,7 +244,7 @@ impl Oracle {
     }
 
     fn reset_state(&mut self) {
-        (self.en, self.ack, self.abt) = (false, false, false);
+        (self.en, self.en_before, self.ack, self.abt) = (false, false, false, false);
         (self.addr, self.data, self.cfg2) = (0, 0, 0);
         self.scr = self.scr_reset;
         (self.busy, self.pending, self.awvalid, self.wvalid) = (false, false, false, false);
@@ -272,7 +292,8 @@ impl Oracle {
         self.prev = Some((c, now));
     }
 
-    /// Edge t with the inputs of cycle t; `qual` = irq in cycle t+1.
+    /// Edge t with the inputs of cycle t; `qual` = irq in cycle t+1: edge t acts on a qualifying
+    /// overflow at edge t-1.
     fn edge(&mut self, t: u64, i: &In, qual: bool) {
         let rst = self.rst_q;
         self.rst_q = !i.presetn;
@@ -287,10 +308,10 @@ impl Oracle {
         if !self.synced {
             return;
         }
-        if qual && !self.en {
+        if qual && !self.en_before {
             self.err(
                 t + 1,
-                format!("irq pulse, but IRQ_CTRL.IRQEN was 0 in cycle {t}"),
+                format!("irq pulse, but IRQ_CTRL.IRQEN was 0 in cycle {}", t - 1),
             );
         }
         // The MSI master at edge t (state of cycle t).
@@ -358,13 +379,16 @@ impl Oracle {
                 }
             }
         }
-        // ACK waits for the outstanding and the pending MSI (every MSI owed before the update).
-        let ack_n = en_n || (self.ack && (busy_n || pending_n));
+        // ACK waits for the outstanding and the pending MSI (every MSI owed before the update),
+        // and with MSI one edge more after a cycle with EN = 1: an overflow that qualified at
+        // this edge makes its MSI pending only at the next.
+        let ack_n = en_n || (self.ack && (busy_n || pending_n || (self.msi && self.en)));
         let mut abt_n = self.abt || abt_set;
         if ack_n && !self.ack {
             abt_n = false; // cleared at the edge where ACK goes 0 -> 1
             self.ack_rises.push(t);
         }
+        self.en_before = self.en;
         (self.en, self.ack, self.abt) = (en_n, ack_n, abt_n);
         (self.busy, self.pending, self.awvalid, self.wvalid) = (busy_n, pending_n, aw_n, w_n);
     }
@@ -558,8 +582,8 @@ fn seed(salt: u64) -> (u64, u64) {
 // ---------------------------------------------------------------------------------------------
 
 /// The last counter overflows at edge o under each INTEN x IRQEN combination: irq is 1 in cycle
-/// o+1 only and one MSI (AWVALID from o+1, response accepted at o+2 by the default slave) is
-/// sent only when both are set; OVS is set and OVF_EXPORT pulses in every case; IRQ_CTRLACK
+/// o+2 only and one MSI (AWVALID from o+2, response accepted at o+3 by the default slave) is
+/// sent only when both are set; OVF_EXPORT pulses in cycle o+1; OVS is set and OVF_EXPORT pulses in every case; IRQ_CTRLACK
 /// reads IRQEN; IRQ_STATUS stays 0. On `odd` (no MSI) the pulse comes and the AXI master stays
 /// idle.
 #[test]
@@ -593,7 +617,7 @@ fn overflow_with_inten_and_irqen_combinations() {
                 let fire = inten && irqen;
                 assert_eq!(
                     probe.irq(),
-                    if fire { vec![o + 1] } else { vec![] },
+                    if fire { vec![o + IRQ_LATENCY] } else { vec![] },
                     "config `{name}`: counter {n} overflows at edge {o}, {what}: cycles with irq"
                 );
                 assert_eq!(
@@ -602,7 +626,7 @@ fn overflow_with_inten_and_irqen_combinations() {
                     "config `{name}` ({what}): OVF_EXPORT"
                 );
                 let expect: Vec<(u64, u64)> = if fire && cfg.msi {
-                    vec![(o + 1, o + 2)]
+                    vec![msi_at(o, 0)]
                 } else {
                     vec![]
                 };
@@ -619,11 +643,12 @@ fn overflow_with_inten_and_irqen_combinations() {
                         "config `{name}` ({what}): no AWVALID/WVALID"
                     );
                 } else {
-                    assert_eq!(probe.aw(), vec![o + 1], "config `{name}`: AWVALID cycles");
-                    assert_eq!(probe.w(), vec![o + 1], "config `{name}`: WVALID cycles");
+                    let f = o + MSI_LATENCY;
+                    assert_eq!(probe.aw(), vec![f], "config `{name}`: AWVALID cycles");
+                    assert_eq!(probe.w(), vec![f], "config `{name}`: WVALID cycles");
                     assert_eq!(
                         probe.bready(),
-                        vec![o + 2],
+                        vec![f + 1],
                         "config `{name}`: BREADY cycles"
                     );
                 }
@@ -642,8 +667,8 @@ fn overflow_with_inten_and_irqen_combinations() {
     }
 }
 
-/// The Linux handler's race: counter i overflows at oi (pulse oi+1, MSI from oi+1), the handler
-/// reads OVSSET0 (= i), counter j overflows at oj (pulse oj+1, a new MSI from oj+1), the handler
+/// The Linux handler's race: counter i overflows at oi (pulse oi+2, MSI from oi+2), the handler
+/// reads OVSSET0 (= i), counter j overflows at oj (pulse oj+2, a new MSI from oj+2), the handler
 /// clears only i with OVSCLR0: OVSSET0 shows j, and there were two pulses and two MSIs.
 #[test]
 fn two_counter_race_gives_a_new_pulse_and_a_new_msi() {
@@ -669,11 +694,15 @@ fn two_counter_race_gives_a_new_pulse_and_a_new_msi() {
                 bj,
                 "config `{name}`: overflow i, read, overflow j, clear i"
             );
-            assert_eq!(probe.irq(), vec![oi + 1, oj + 1], "config `{name}`: pulses");
+            assert_eq!(
+                probe.irq(),
+                vec![oi + IRQ_LATENCY, oj + IRQ_LATENCY],
+                "config `{name}`: pulses"
+            );
             check_msis(
                 &p,
                 &d.msi.completed,
-                &[(oi + 1, oi + 2), (oj + 1, oj + 2)],
+                &[msi_at(oi, 0), msi_at(oj, 0)],
                 (ADDR, 0x5A5A_0001, PROT_NS, RESP_OKAY),
                 "one MSI per overflow",
             );
@@ -683,8 +712,8 @@ fn two_counter_race_gives_a_new_pulse_and_a_new_msi() {
 }
 
 /// IRQ_CTRLACK follows an IRQEN 1 -> 0 update only once the outstanding MSI's response has been
-/// accepted. The slave answers B = 120 cycles after AW and W (accepted at o+1), so the response
-/// is accepted at edge c = o+2+B. Round 1: IRQEN cleared at w (o+1 < w < c): IRQ_CTRL reads 0 at
+/// accepted. The slave answers B = 120 cycles after AW and W (accepted at o+2), so the response
+/// is accepted at edge c = o+3+B. Round 1: IRQEN cleared at w (o+2 < w < c): IRQ_CTRL reads 0 at
 /// once, IRQ_CTRLACK 1, still 1 for a read set up in c-1 and 0 for one set up in c+1. Round 2:
 /// 1 for a read set up in c-2 and 0 in c (so ACK falls exactly at edge c). With nothing
 /// outstanding, 1 -> 0 and 0 -> 1 show in the first read after the write.
@@ -708,8 +737,8 @@ fn irqen_clear_waits_for_the_outstanding_msi_response() {
             let mut expect = Vec::new();
             for round in 1..=2 {
                 let o = p.arm_overflow(d, 1, 3);
-                let c = o + 2 + B;
-                expect.push((o + 1, c));
+                let (f, c) = msi_at(o, B);
+                expect.push((f, c));
                 idle_until(d, o + 4);
                 let w = p.irqen(d, false);
                 assert!(
@@ -748,7 +777,7 @@ fn irqen_clear_waits_for_the_outstanding_msi_response() {
                 );
                 assert_eq!(
                     Log::within(&probe.bready(), o, c + 10),
-                    span(o + 2, c),
+                    span(f + 1, c),
                     "config `{name}` round {round}: BREADY from the cycle after AW and W are \
                      accepted to the response edge"
                 );
@@ -802,7 +831,7 @@ fn overflows_while_busy_give_one_more_msi_even_when_irqen_clears() {
             enable(&p, d, 0b111, ADDR, 0x600D_0001);
             // Part A.
             let o1 = p.arm_overflow(d, 0b001, 3);
-            let c1 = o1 + 2 + B;
+            let (f1, c1) = msi_at(o1, B);
             let o2 = p.arm_overflow(d, 0b010, 3);
             let o3 = p.arm_overflow(d, 0b100, 3);
             assert!(o3 + 5 < c1);
@@ -811,33 +840,33 @@ fn overflows_while_busy_give_one_more_msi_even_when_irqen_clears() {
             idle_until(d, c2 + 5);
             assert_eq!(
                 probe.irq(),
-                vec![o1 + 1, o2 + 1, o3 + 1],
+                [o1, o2, o3].map(|o| o + IRQ_LATENCY).to_vec(),
                 "config `{name}`: pulses"
             );
             check_msis(
                 &p,
                 &d.msi.completed,
-                &[(o1 + 1, c1), (f2, c2)],
+                &[(f1, c1), (f2, c2)],
                 (ADDR, 0x600D_0001, PROT_NS, RESP_OKAY),
                 "two overflows while busy: one more MSI",
             );
             // Part B: counter 1 overflows at the edge that accepts the response of counter 0's MSI.
             let o4 = p.arm_overflow(d, 0b001, 3);
-            let c4 = o4 + 2 + B;
+            let (f4, c4) = msi_at(o4, B);
             p.arm_overflow_at(d, 0b010, c4);
             let c5 = c4 + 2 + 1 + B;
             idle_until(d, c5 + 5);
             check_msis(
                 &p,
                 &d.msi.completed[2..],
-                &[(o4 + 1, c4), (c4 + 2, c5)],
+                &[(f4, c4), (c4 + 2, c5)],
                 (ADDR, 0x600D_0001, PROT_NS, RESP_OKAY),
                 "an overflow at the response edge",
             );
             // Part C: the pending MSI of o7 is issued at the response edge c6 + 1 although
             // IRQEN is 0 by then, and IRQ_CTRLACK stays 1 until its response (edge c7).
             let o6 = p.arm_overflow(d, 0b001, 3);
-            let c6 = o6 + 2 + B;
+            let (f6, c6) = msi_at(o6, B);
             let o7 = p.arm_overflow(d, 0b010, 3);
             idle_until(d, o7 + 2);
             let w = p.irqen(d, false);
@@ -860,13 +889,13 @@ fn overflows_while_busy_give_one_more_msi_even_when_irqen_clears() {
             check_msis(
                 &p,
                 &d.msi.completed[4..],
-                &[(o6 + 1, c6), (c6 + 2, c7)],
+                &[(f6, c6), (c6 + 2, c7)],
                 (ADDR, 0x600D_0001, PROT_NS, RESP_OKAY),
                 "the pending MSI is sent although IRQEN = 0",
             );
             assert_eq!(
                 Log::within(&probe.irq(), o6, d.cycle),
-                vec![o6 + 1, o7 + 1],
+                vec![o6 + IRQ_LATENCY, o7 + IRQ_LATENCY],
                 "config `{name}`: both overflows of part C pulse (IRQEN was 1)"
             );
             probe.check(&p, d, "overflows while busy");
@@ -910,7 +939,7 @@ fn guarded_irq_cfg_writes_are_ignored_while_irqen_or_ack() {
                 "config `{name}`: IRQEN = 1: ignored"
             );
             let o = p.arm_overflow(d, 1, 3);
-            let c = o + 2 + B;
+            let c = msi_at(o, B).1;
             idle_until(d, o + 3);
             p.irqen(d, false);
             assert_eq!(p.ack(d), 1);
@@ -931,7 +960,7 @@ fn guarded_irq_cfg_writes_are_ignored_while_irqen_or_ack() {
             );
             p.irqen(d, true);
             let o2 = p.arm_overflow(d, 1, 3);
-            idle_until(d, o2 + 3 + B);
+            idle_until(d, msi_at(o2, B).1 + 1);
             let m = &d.msi.completed;
             assert_eq!(m.len(), 2, "config `{name}`: two MSIs");
             assert_eq!(
@@ -986,7 +1015,7 @@ fn addr_zero_sends_no_msi_but_the_wired_pulse() {
                 );
                 p.irqen(d, true);
                 let o = p.arm_overflow(d, 1, 3);
-                pulses.push(o + 1);
+                pulses.push(o + IRQ_LATENCY);
                 idle_until(d, o + 10);
                 assert_eq!(probe.irq(), pulses, "config `{name}`: the wired pulse");
                 if addr == 0 {
@@ -996,7 +1025,7 @@ fn addr_zero_sends_no_msi_but_the_wired_pulse() {
                     check_msis(
                         &p,
                         &d.msi.completed,
-                        &[(o + 1, o + 2)],
+                        &[msi_at(o, 0)],
                         (4, 0xFEED_0000, PROT_NS, RESP_OKAY),
                         "ADDR = 4",
                     );
@@ -1028,7 +1057,7 @@ fn error_responses_set_irq_abt_until_irqen_rises() {
                 let mut resps = Vec::new();
                 for (before, after) in [(1, 1), (2, 0)] {
                     let o = p.arm_overflow(d, 1, 3);
-                    let c = o + 2 + B;
+                    let c = msi_at(o, B).1;
                     resps.push(resp);
                     idle_until(d, c - before);
                     assert_eq!(p.irq_abt(d), 0, "config `{name}` ({what}): before edge {c}");
@@ -1046,13 +1075,13 @@ fn error_responses_set_irq_abt_until_irqen_rises() {
                 // Set again; a rewrite of IRQEN = 1 and an OKAY response leave it set.
                 let o = p.arm_overflow(d, 1, 3);
                 resps.push(resp);
-                idle_until(d, o + 3 + B);
+                idle_until(d, msi_at(o, B).1 + 1);
                 p.irqen(d, true);
                 assert_eq!(p.irq_abt(d), 1, "config `{name}` ({what}): IRQEN 1 -> 1");
                 d.msi.resp = RESP_OKAY;
                 let o = p.arm_overflow(d, 1, 3);
                 resps.push(RESP_OKAY);
-                idle_until(d, o + 3 + B);
+                idle_until(d, msi_at(o, B).1 + 1);
                 assert_eq!(p.irq_abt(d), 1, "config `{name}` ({what}): OKAY keeps it");
                 p.irqen(d, false);
                 p.irqen(d, true);
@@ -1061,7 +1090,7 @@ fn error_responses_set_irq_abt_until_irqen_rises() {
                 d.msi.resp = resp;
                 let o = p.arm_overflow(d, 1, 3);
                 resps.push(resp);
-                let c = o + 2 + B;
+                let c = msi_at(o, B).1;
                 idle_until(d, o + 3);
                 p.irqen(d, false);
                 assert_eq!((p.ack(d), p.irq_abt(d)), (1, 0), "waiting");
@@ -1085,24 +1114,25 @@ fn error_responses_set_irq_abt_until_irqen_rises() {
 /// The MSIs the contract gives for qualifying overflow edges `quals` (ascending) with a slave
 /// whose AWREADY and WREADY are high and whose BVALID comes `b` cycles after both are accepted:
 /// (first AWVALID cycle, response edge). An MSI issued at edge i has AWVALID from i+1 and its
-/// response at i+2+b; an overflow at an edge where one is outstanding (BUSY in its cycle) is
-/// pending and issued at the edge after that response, unless an MSI issued at or after it
-/// already covers it.
+/// response at i+2+b. The overflow at edge q is acted on at edge a = q + MSI_LATENCY - 1: when an
+/// MSI is outstanding there (BUSY in cycle a) it becomes pending and is issued at the edge after
+/// that response, unless an MSI issued at or after a already covers it; else it is issued at a.
 fn expected_msis(quals: &[u64], b: u64) -> Vec<(u64, u64)> {
     let mut out: Vec<(u64, u64)> = Vec::new();
     for &q in quals {
+        let a = q + MSI_LATENCY - 1;
         match out.last().copied() {
-            Some((f, _)) if q < f => {} // the last MSI was issued at edge f - 1 >= q
-            Some((_, c)) if c >= q => out.push((c + 2, c + 3 + b)),
-            _ => out.push((q + 1, q + 2 + b)),
+            Some((f, _)) if a < f => {} // the last MSI was issued at edge f - 1 >= a
+            Some((_, c)) if c >= a => out.push((c + 2, c + 3 + b)),
+            _ => out.push(msi_at(q, b)),
         }
     }
     out
 }
 
-/// Asserts that every qualifying overflow edge with MSI_ON the oracle saw is followed by an MSI
-/// whose AWVALID first rises after it (as the slave recorded it): at q+1 when no MSI is in
-/// flight at edge q, else two cycles after the in-flight one's response edge. No "while IRQEN
+/// Asserts that every edge a acting on a qualifying overflow with MSI_ON the oracle saw is
+/// followed by an MSI whose AWVALID first rises after it (as the slave recorded it): at a+1 when
+/// no MSI is in flight at edge a, else two cycles after the in-flight one's response edge. No "while IRQEN
 /// stays 1" condition: a pending MSI is never dropped. Returns how many edges were owed.
 fn assert_every_owed_msi_sent(probe: &Probe, msis: &[MsiWrite], what: &str) -> usize {
     let owed = probe.oracle.borrow().owed.clone();
@@ -1130,7 +1160,7 @@ fn assert_every_owed_msi_sent(probe: &Probe, msis: &[MsiWrite], what: &str) -> u
 
 /// Linux's perf disable/enable around two overflows (issue 10 part 1b), IRQ_CTRL 1 -> 0 -> 1 at
 /// every offset. A slow completer (BVALID B = 12 cycles after AW and W). Counter 0 overflows at
-/// o0 (its MSI outstanding until c0 = o0 + 2 + B), counter 1 at o1 = o0 + 5 (INTEN, IRQEN: its
+/// o0 (its MSI outstanding until c0 = o0 + 3 + B), counter 1 at o1 = o0 + 5 (INTEN, IRQEN: its
 /// MSI pending). IRQ_CTRL = 0 at edge w0 for every w0 from o0 - 4 to past the second MSI's
 /// response, IRQ_CTRL = 1 at w1 = w0 + 2 (back to back) or w0 + 8 (with a Guarded IRQ_CFG1
 /// write, an IRQ_CFG1 read and an IRQ_CTRLACK read between); with and without CR = 0 just
@@ -1191,22 +1221,29 @@ fn pending_msi_survives_irq_ctrl_toggles_at_every_offset() {
                          0 -> 1 at {w1}; overflows at {o0} and {o1}"
                     );
                     assert_eq!(
-                        probe.irq().iter().map(|c| c - 1).collect::<Vec<_>>(),
+                        probe
+                            .irq()
+                            .iter()
+                            .map(|c| c - IRQ_LATENCY)
+                            .collect::<Vec<_>>(),
                         quals,
                         "{what}: qualifying overflow edges (irq pulses)"
                     );
                     let msis = expected_msis(&quals, B);
-                    // An MSI is owed after edge t from its overflow's edge to its response.
+                    // An MSI is owed after edge t from its overflow's edge to its response (the
+                    // MSI that covers the overflow at q is issued at or after q + 1).
                     let owed_after = |t: u64| {
                         quals.iter().any(|&q| {
-                            let m = msis.iter().find(|m| m.0 > q).unwrap();
+                            let m = msis.iter().find(|m| m.0 > q + MSI_LATENCY - 1).unwrap();
                             q <= t && t < m.1
                         })
                     };
                     // The Guarded write at edge g = w0 + 2 takes iff IRQ_CTRLACK is 0 in its
-                    // cycle: nothing owed after some edge of w0 ..= g - 1 (IRQEN is 0 there).
+                    // cycle. ACK stays 1 at edge w0 (EN was 1 in cycle w0: an overflow there may
+                    // still qualify) and falls at edge w0 + 1 = g - 1 iff nothing is owed after
+                    // it (IRQEN is 0 in cycle w0 + 1).
                     let g = w0 + 2;
-                    let took = gap > 0 && !(w0..g).all(owed_after);
+                    let took = gap > 0 && !owed_after(g - 1);
                     let times: Vec<(u64, u64)> = d
                         .msi
                         .completed
@@ -1249,7 +1286,7 @@ fn pending_msi_survives_irq_ctrl_toggles_at_every_offset() {
 }
 
 /// IRQ_CTRLACK waits for the pending MSI too, at the exact edge. Slow completer (B = 30).
-/// Counter 0 overflows at o0 (MSI outstanding until c0 = o0 + 2 + B), counter 1 at o1 (pending),
+/// Counter 0 overflows at o0 (MSI outstanding until c0 = o0 + 3 + B), counter 1 at o1 (pending),
 /// then (optionally CR = 0 first) IRQ_CTRL = 0 at w (o1 < w < c0): IRQ_CTRL reads 0 at once,
 /// IRQ_CTRLACK 1; a Guarded IRQ_CFG1 write is ignored; the pending MSI is issued at c0 + 1
 /// (AWVALID from c0 + 2) with the old payload and its response is accepted at c1 = c0 + 3 + B;
@@ -1267,7 +1304,7 @@ fn irqen_clear_waits_for_the_pending_msi_response() {
                 enable(&p, d, 0b11, ADDR, 0x0DD5_0001);
                 let o0 = p.arm_overflow(d, 0b01, 3);
                 let o1 = p.arm_overflow(d, 0b10, 3);
-                let c0 = o0 + 2 + B;
+                let (f0, c0) = msi_at(o0, B);
                 let c1 = c0 + 3 + B;
                 idle_until(d, o1 + 1);
                 if cr_first {
@@ -1301,7 +1338,7 @@ fn irqen_clear_waits_for_the_pending_msi_response() {
                 check_msis(
                     &p,
                     &d.msi.completed,
-                    &[(o0 + 1, c0), (c0 + 2, c1)],
+                    &[(f0, c0), (c0 + 2, c1)],
                     (ADDR, 0x0DD5_0001, PROT_NS, RESP_OKAY),
                     &what,
                 );
@@ -1328,8 +1365,9 @@ fn irqen_clear_waits_for_the_pending_msi_response() {
 /// The MSI carries AWADDR = IRQ_CFG0.ADDR (bits above pa_bits RES0, all-ones written), WDATA =
 /// IRQ_CFG1, WSTRB = 0xF, AWPROT = {0, NS, 1} with NS = SCR.NSMSI | SCR.NSRA with Secure state
 /// (every combination) and NS = 1 without, MSI_MEMATTR/MSI_SH = IRQ_CFG2 while AWVALID. With a
-/// slave taking 3 cycles for AWREADY, 5 for WREADY and 2 for BVALID: AWVALID in o+1..=o+4,
-/// WVALID in o+1..=o+6, BREADY in o+7..=o+9, response at edge o+9.
+/// slave taking 3 cycles for AWREADY, 5 for WREADY and 2 for BVALID: with f = o+2 the first
+/// cycle of the MSI, AWVALID in f..=f+3, WVALID in f..=f+5, BREADY in f+6..=f+8, response at
+/// edge f+8.
 #[test]
 fn msi_payload_protection_and_attributes() {
     for (name, cfg) in msi_configs() {
@@ -1375,21 +1413,22 @@ fn msi_payload_protection_and_attributes() {
                 p.irqen(d, true);
                 probe.clear_log();
                 let o = p.arm_overflow(d, 1, 3);
-                idle_until(d, o + 14);
+                let f = o + MSI_LATENCY;
+                idle_until(d, f + 13);
                 let what = format!("NSMSI {nsmsi}, NSRA {nsra}");
                 assert_eq!(
                     probe.aw(),
-                    span(o + 1, o + 4),
+                    span(f, f + 3),
                     "config `{name}` ({what}): AWVALID"
                 );
                 assert_eq!(
                     probe.w(),
-                    span(o + 1, o + 6),
+                    span(f, f + 5),
                     "config `{name}` ({what}): WVALID"
                 );
                 assert_eq!(
                     probe.bready(),
-                    span(o + 7, o + 9),
+                    span(f + 6, f + 8),
                     "config `{name}`: BREADY"
                 );
                 for (cycle, out) in probe.valid_outs() {
@@ -1407,17 +1446,10 @@ fn msi_payload_protection_and_attributes() {
                 let m = *d.msi.completed.last().expect("an MSI");
                 assert_eq!(
                     (m.addr, m.prot, m.data, m.strb, m.first_valid, m.completed),
-                    (
-                        addr,
-                        0b001 | (ns as u8) << 1,
-                        0xDEAD_BEEF,
-                        0xF,
-                        o + 1,
-                        o + 9
-                    ),
+                    (addr, 0b001 | (ns as u8) << 1, 0xDEAD_BEEF, 0xF, f, f + 8),
                     "config `{name}` ({what}): the MSI"
                 );
-                expect.push(o + 1);
+                expect.push(f);
                 p.irqen(d, false);
             }
             let starts: Vec<u64> = d.msi.completed.iter().map(|m| m.first_valid).collect();
@@ -1427,9 +1459,9 @@ fn msi_payload_protection_and_attributes() {
     }
 }
 
-/// A qualifying overflow at edge o: irq and AWVALID/WVALID first in cycle o+1 (with nothing
-/// outstanding), OVF_EXPORT too. Ordering (10.2.1): a read set up in cycle o (access cycle o+1,
-/// the first cycle of the pulse and of AWVALID) already returns the OVS bit, the new counter
+/// A qualifying overflow at edge o: irq and AWVALID/WVALID first in cycle o+2 (with nothing
+/// outstanding), OVF_EXPORT in cycle o+1. Ordering (10.2.1): a read set up in cycle o (access
+/// cycle o+1, the cycle before the pulse and AWVALID) already returns the OVS bit, the new counter
 /// value and, with OVFCAP, the captured SVR; so does a read set up in o+1 (the first cycle
 /// software can react in). Counter 0 counts event 1 on both lanes (+2 per edge) from max - 8,
 /// so it wraps to 1 at o; counter 1 counts cycles from 0x100 (enabled at the same edge e).
@@ -1474,14 +1506,14 @@ fn overflow_to_irq_and_msi_latency_and_read_ordering() {
                     got, want,
                     "config `{name}`: {reg} read set up in cycle {read_at} (overflow at edge {o})"
                 );
-                pulses.push(o + 1);
+                pulses.push(o + IRQ_LATENCY);
                 idle_until(d, o + 4);
-                assert_eq!(probe.irq(), pulses, "config `{name}`: irq in cycle o+1");
+                assert_eq!(probe.irq(), pulses, "config `{name}`: irq in cycle o+2");
                 let last = *d.msi.completed.last().expect("an MSI");
                 assert_eq!(
                     (last.first_valid, last.completed),
-                    (o + 1, o + 2),
-                    "config `{name}`: AWVALID/WVALID first in cycle o+1"
+                    msi_at(o, 0),
+                    "config `{name}`: AWVALID/WVALID first in cycle o+2"
                 );
                 assert_eq!(
                     probe.export().last().copied(),
@@ -1505,10 +1537,10 @@ fn overflow_to_irq_and_msi_latency_and_read_ordering() {
 /// their maximum; INTEN changes; IRQ_CTRL goes 1 -> 0 -> 1 now and then, as Linux's perf
 /// disable/enable does). About 150,000 cycles of traffic, then the
 /// counters stop and the MSIs drain. Every cycle is checked by the oracle; the slave sees no
-/// protocol violation; nothing hangs; and every qualifying overflow edge q (irq in q+1) is
-/// followed by an MSI whose AWVALID first rises after it: in cycle q+1 when no MSI is in flight
-/// at edge q, else two cycles after the in-flight one's response edge. Every MSI follows a
-/// qualifying edge after the previous MSI's issue. IRQ_ABT ends set iff an error response came
+/// protocol violation; nothing hangs; and every edge a that acts on a qualifying overflow (irq in
+/// a+1) is followed by an MSI whose AWVALID first rises after it: in cycle a+1 when no MSI is in
+/// flight at edge a, else two cycles after the in-flight one's response edge. Every MSI follows
+/// such an edge after the previous MSI's issue. IRQ_ABT ends set iff an error response came
 /// after the last IRQ_CTRLACK 0 -> 1 edge.
 #[test]
 fn random_backpressure_every_qualifying_overflow_gets_an_msi() {
@@ -1668,10 +1700,11 @@ fn reset_in_the_middle_of_an_msi() {
             let r = d.cycle;
             d.reset(2);
             idle_until(d, r + 30);
+            let f = o + MSI_LATENCY;
             let (aw_c, w_c, b_c) = match case {
-                "AWVALID waiting" => (span(o + 1, r + 1), vec![o + 1], vec![]),
-                "WVALID waiting" => (vec![o + 1], span(o + 1, r + 1), vec![]),
-                _ => (vec![o + 1], vec![o + 1], span(o + 2, r + 1)),
+                "AWVALID waiting" => (span(f, r + 1), vec![f], vec![]),
+                "WVALID waiting" => (vec![f], span(f, r + 1), vec![]),
+                _ => (vec![f], vec![f], span(f + 1, r + 1)),
             };
             assert_eq!(probe.aw(), aw_c, "config `{name}` ({case}): AWVALID cycles");
             assert_eq!(probe.w(), w_c, "config `{name}` ({case}): WVALID cycles");
@@ -1699,11 +1732,11 @@ fn reset_in_the_middle_of_an_msi() {
             check_msis(
                 &p,
                 &d.msi.completed,
-                &[(o2 + 1, o2 + 2)],
+                &[msi_at(o2, 0)],
                 (ADDR, 0x4E5E_7001, PROT_NS, RESP_OKAY),
                 &format!("{case}: after the reset"),
             );
-            assert_eq!(probe.irq(), vec![o + 1, o2 + 1]);
+            assert_eq!(probe.irq(), vec![o + IRQ_LATENCY, o2 + IRQ_LATENCY]);
             probe.check(&p, d, case);
         }
     });
@@ -1805,7 +1838,7 @@ fn irq_ctrl_and_cr_churn_with_traffic() {
 
 /// OVF_EXPORT bit n is 1 in cycle o+1 for every overflow of counter n at edge o, whatever
 /// INTEN, IRQEN and OVS: a lone counter, two at one edge, a counter whose OVS bit is still set,
-/// and the last counter with INTEN and IRQEN set (which also pulses irq). Counter writes and
+/// and the last counter with INTEN and IRQEN set (which also pulses irq, in cycle o+2). Counter writes and
 /// OVSSET0/OVSCLR0 writes export nothing.
 #[test]
 fn overflow_export_pulses_at_every_overflow() {
@@ -1845,7 +1878,7 @@ fn overflow_export_pulses_at_every_overflow() {
             );
             assert_eq!(
                 probe.irq(),
-                vec![ol + 1],
+                vec![ol + IRQ_LATENCY],
                 "config `{name}`: irq only with INTEN+IRQEN"
             );
             probe.check(&p, d, "export");
@@ -1884,7 +1917,7 @@ fn without_msi_ack_follows_irqen_and_the_msi_registers_are_res0() {
             p.irqen(d, true);
             assert_eq!(p.ack(d), 1);
             let o = p.arm_overflow(d, 1, 3);
-            pulses.push(o + 1);
+            pulses.push(o + IRQ_LATENCY);
             idle_until(d, o + 3);
             p.irqen(d, false);
             assert_eq!(p.ack(d), 0, "config `{name}`: no MSI, ACK follows at once");
@@ -1911,16 +1944,18 @@ fn msi_scripts_pass_on_every_backend() {
 
 /// The oracle on a hand-written trace (no backend): reset in cycle 0 (reset edge 1), IRQ_CFG0 =
 /// 0x1000 at edge 3, IRQ_CFG1 = 0x55 at edge 5, IRQEN = 1 at edge 7, a qualifying overflow at
-/// edge 9 (irq in cycle 10), AWVALID and WVALID in cycle 10 accepted at once, BREADY in cycle
-/// 11 with BVALID (response at edge 11), then a read of IRQ_CTRLACK set up in cycle 12. The
-/// same trace with AWVALID one cycle late, or a wrong ACK read, is reported.
+/// edge 9 (irq in cycle 11, the MSI issued at edge 10), AWVALID and WVALID in cycle 11 accepted
+/// at once, BREADY in cycle 12 with BVALID (response at edge 12), then a read of IRQ_CTRLACK set
+/// up in cycle 13. The same trace with AWVALID one cycle late, or a wrong ACK read, is reported;
+/// so is the pulse when IRQEN was set at the overflow's edge (edge 9).
 #[test]
 fn oracle_follows_a_hand_written_trace() {
     let (name, cfg) = irq_config();
     let p = Pmcg::new(&name, &cfg);
-    let run = |late: bool, ack_read: u32| {
+    let run = |late: bool, ack_read: u32, irqen_late: bool| {
         let mut o = Oracle::new(&p);
-        for c in 0..16u64 {
+        let irqen_edge = if irqen_late { 9 } else { 7 };
+        for c in 0..18u64 {
             let mut i = PinInputs::idle(2);
             let mut out = PinOutputs {
                 pready: true,
@@ -1934,46 +1969,59 @@ fn oracle_follows_a_hand_written_trace() {
                 0 => i.presetn = false,
                 2 | 3 => write(&mut i, offset::IRQ_CFG0, 0x1000, c == 3),
                 4 | 5 => write(&mut i, offset::IRQ_CFG1, 0x55, c == 5),
-                6 | 7 => write(&mut i, offset::IRQ_CTRL, 1, c == 7),
-                12 => (i.psel, i.paddr) = (true, offset::IRQ_CTRLACK),
-                13 => (i.psel, i.penable, i.paddr) = (true, true, offset::IRQ_CTRLACK),
+                c if c + 1 == irqen_edge || c == irqen_edge => {
+                    write(&mut i, offset::IRQ_CTRL, 1, c == irqen_edge)
+                }
+                13 => (i.psel, i.paddr) = (true, offset::IRQ_CTRLACK),
+                14 => (i.psel, i.penable, i.paddr) = (true, true, offset::IRQ_CTRLACK),
                 _ => {}
             }
             (i.awready, i.wready) = (true, true);
-            if c == 10 {
+            if c == 11 {
                 out.irq = true;
             }
-            if c == if late { 11 } else { 10 } {
+            if c == if late { 12 } else { 11 } {
                 (out.awvalid, out.wvalid) = (true, true);
                 (out.awaddr, out.awprot, out.wdata, out.wstrb) = (0x1000, PROT_NS, 0x55, 0xF);
             }
-            if c == if late { 12 } else { 11 } {
+            if c == if late { 13 } else { 12 } {
                 (out.bready, i.bvalid) = (true, true);
             }
-            if c == 13 {
+            if c == 14 {
                 out.prdata = ack_read;
             }
             o.observe(c, &i, &out);
         }
         o
     };
-    let o = run(false, 1);
+    let o = run(false, 1, false);
     assert!(o.errors.is_empty(), "{:?}", o.errors);
-    assert_eq!(o.issues, vec![9]);
+    assert_eq!(o.issues, vec![10]);
+    assert_eq!(o.owed, vec![10]);
     assert_eq!(o.reads_checked, 1);
     assert!(!o.busy && o.ack && o.en);
-    let o = run(true, 1);
+    let o = run(true, 1, false);
     assert!(
         o.errors
             .iter()
-            .any(|e| e.starts_with("cycle 10: AWVALID = false")),
+            .any(|e| e.starts_with("cycle 11: AWVALID = false")),
         "{:?}",
         o.errors
     );
-    let o = run(false, 0);
+    let o = run(false, 0, false);
     assert_eq!(
         o.errors,
-        vec!["cycle 13: read of 0xe54 (set up in cycle 12) returned 0x0, the contract gives 0x1"]
+        vec!["cycle 14: read of 0xe54 (set up in cycle 13) returned 0x0, the contract gives 0x1"]
+    );
+    // IRQEN set at edge 9: 1 in cycle 10, the cycle of the acting edge, but 0 in cycle 9, the
+    // overflow's cycle; the pulse in cycle 11 breaks the contract.
+    let o = run(false, 1, true);
+    assert!(
+        o.errors
+            .iter()
+            .any(|e| e == "cycle 11: irq pulse, but IRQ_CTRL.IRQEN was 0 in cycle 9"),
+        "{:?}",
+        o.errors
     );
 }
 

@@ -43,7 +43,7 @@
 
 mod common;
 
-use common::{for_each_backend, named_config, wide_config};
+use common::{for_each_backend, named_config, wide_config, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap, Word};
@@ -142,6 +142,9 @@ struct PairOracle {
     pair: Option<(u32, u64)>,
     lanes_q: Vec<LaneIn>,
     irq: bool,
+    /// A qualifying overflow at the previous edge: irq in the next cycle (overflow -> irq is
+    /// two cycles, docs/behaviour.md "Wired interrupt").
+    irq_next: bool,
     /// OVF_EXPORT of the current cycle: the counters that overflowed at the previous edge.
     export: u64,
     /// The immediately preceding transfer was a permitted low read of this counter; its snapshot.
@@ -186,6 +189,7 @@ impl PairOracle {
             pair: None,
             lanes_q: vec![LaneIn::default(); cfg.lanes as usize],
             irq: false,
+            irq_next: false,
             export: 0,
             low_read: None,
             drop_carry: false,
@@ -208,7 +212,7 @@ impl PairOracle {
         self.val = vec![0; n];
         self.evtyper = vec![0; n];
         (self.cnten, self.inten, self.ovs) = (0, 0, 0);
-        (self.cr_e, self.irqen, self.irq) = (false, false, false);
+        (self.cr_e, self.irqen, self.irq, self.irq_next) = (false, false, false, false);
         self.export = 0;
         self.nsra = self.map.get(RegId::Scr).map_or(0, |r| r.reset()) as u32 & self.nsra_mask != 0;
         self.pair = None;
@@ -425,7 +429,8 @@ impl PairOracle {
             }
         }
         // Same-edge precedence: an overflow beats an OVSCLR0 write.
-        self.irq = ovf & self.inten != 0 && self.irqen;
+        self.irq = self.irq_next;
+        self.irq_next = ovf & self.inten != 0 && self.irqen;
         self.export = ovf;
         self.ovs = ovs | ovf;
         (self.cnten, self.inten) = (cnten, inten);
@@ -755,8 +760,8 @@ fn on_oracle(name: &str, cfg: &PmcgConfig, case: Case, drop_carry: bool) {
 /// top k edges after t1: between the halves, at the high write or after it). Each case starts
 /// with a write64 of 0 and an OVSCLR0 (so the old high part is small), then the low word at edge
 /// t1, the high word at t2 = t1 + 2 + g, 64-bit reads of the value after edges t2 + 1 and t2 + 5
-/// and an OVS read. Every value read is V + (t - t1) mod 2^W; the overflow (OVS, and irq in the
-/// next cycle, which the oracle checks) is at edge max(t2, t1 + k) for M + 1 - k (the first edge
+/// and an OVS read. Every value read is V + (t - t1) mod 2^W; the overflow (OVS, and irq two cycles
+/// later, which the oracle checks) is at edge max(t2, t1 + k) for M + 1 - k (the first edge
 /// at which the 64-bit value exists and has passed the top), none otherwise.
 #[test]
 fn cycle_counter_write64_at_every_gap() {
@@ -1326,7 +1331,7 @@ fn case_enable_changes(name: &str, cfg: &PmcgConfig, d: &mut D) {
 
 /// H + c wrapping, and an overflow of the intermediate value. Counter 0 counts cycles (INTEN,
 /// IRQEN set) at all-ones:0x10 (high part all ones); low word 2^32 - 2 at t1: the carry at t1 + 2
-/// wraps the intermediate value (a real overflow: OVS and irq at t1 + 2); high word H at t2 =
+/// wraps the intermediate value (a real overflow at t1 + 2: OVS, irq in t1 + 4); high word H at t2 =
 /// t1 + 4 with c = 1. H = 5: value (6:...) and no overflow at t2; H = all ones: H + c = 2^K, a
 /// second overflow at t2 (OVS, irq). The value is (H:2^32-2) + (t - t1) mod 2^W either way.
 #[test]
@@ -1379,7 +1384,7 @@ fn case_wrap(name: &str, cfg: &PmcgConfig, d: &mut D) {
             want,
             "{what}: overflows"
         );
-        let pulses: Vec<u64> = want.iter().map(|o| o + 1).collect();
+        let pulses: Vec<u64> = want.iter().map(|o| o + IRQ_LATENCY).collect();
         assert_eq!(*log.borrow(), pulses, "{what}: irq pulses");
     }
     bench.check(&format!("config `{name}`"));
@@ -1608,8 +1613,8 @@ fn oracle_agrees_with_every_closed_form_and_catches_a_dropped_carry() {
 /// "Overflow at t2 ... with everything an overflow does"): on `3x44 global` (MSI and capture),
 /// counter 0 counts cycles with INTEN, IRQEN, an MSI target and EVTYPER0.OVFCAP; low word
 /// 2^32 - 2 at t1 (high part 0), high word all ones at t2 = t1 + 4: the carry at t1 + 2 makes
-/// c = 1 and H + c = 2^K, so at t2 OVS is set, irq and OVF_EXPORT pulse in cycle t2 + 1, the MSI's
-/// AWVALID rises in cycle t2 + 1, and SVR0 captures the counter's value after t2:
+/// c = 1 and H + c = 2^K, so at t2 OVS is set, OVF_EXPORT pulses in cycle t2 + 1, irq in t2 + 2,
+/// the MSI's AWVALID rises in cycle t2 + 2, and SVR0 captures the counter's value after t2:
 /// (M - 1) + 4 mod 2^44 = 2. Nothing overflows between the halves.
 #[test]
 fn an_overflow_at_the_high_write_interrupts_sends_an_msi_and_captures() {
@@ -1636,9 +1641,13 @@ fn an_overflow_at_the_high_write_interrupts_sends_an_msi_and_captures() {
         d.idle(6);
         let l = log.borrow();
         let what = format!("config `{name}`: low at {t1}, high all ones at {t2}");
-        assert_eq!(l.irq, vec![t2 + 1], "{what}: irq");
+        assert_eq!(l.irq, vec![t2 + IRQ_LATENCY], "{what}: irq");
         assert_eq!(l.export, vec![(t2 + 1, 1)], "{what}: OVF_EXPORT");
-        assert_eq!(l.msi_starts, vec![t2 + 1], "{what}: MSI AWVALID/WVALID");
+        assert_eq!(
+            l.msi_starts,
+            vec![t2 + MSI_LATENCY],
+            "{what}: MSI AWVALID/WVALID"
+        );
         drop(l);
         assert_eq!(d.msi.completed.len(), 1, "{what}: one MSI");
         assert_eq!(p.ovs(d), 1, "{what}: OVS");

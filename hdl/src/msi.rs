@@ -11,7 +11,7 @@
 //!   issue ─► aw_v = w_v = busy = 1, payload latched
 //!   aw_v falls when AWREADY is sampled, w_v with WREADY; BREADY = busy & !aw_v & !w_v
 //!   BVALID & BREADY ─► busy = 0, BRESP[1] ─► IRQ_ABT
-//!   ACK := EN_next | (ACK & (busy_next | pend_next)); IRQ_ABT cleared when ACK goes 0 -> 1
+//!   ACK := EN_next | (ACK & (busy_next | owed_next)); IRQ_ABT cleared when ACK goes 0 -> 1
 //! ```
 //! The contract is docs/behaviour.md, "IRQ_CTRL / IRQ_CTRLACK and IRQ_STATUS" and "MSI write
 //! master".
@@ -38,8 +38,9 @@ pub struct MsiMaster {
     pub mpam: Signal<In, Bits<32>>,
     /// IRQ_CTRL.IRQEN after this edge.
     pub en_next: Signal<In, Bit>,
-    /// An MSI is pending after this edge (from the register file).
-    pub pend_next: Signal<In, Bit>,
+    /// An MSI is owed after this edge (from the register file): one is pending, or an overflow
+    /// that qualified at this edge will make one pending at the next.
+    pub owed_next: Signal<In, Bit>,
     pub awvalid: Signal<Out, Bit>,
     pub awaddr_lo: Signal<Out, Bits<32>>,
     pub awaddr_hi: Signal<Out, Bits<32>>,
@@ -103,7 +104,7 @@ impl Logic for MsiMaster {
         // 10.5.2.19: an IRQEN 1 -> 0 update completes when every prior MSI, outstanding or
         // pending, has completed.
         self.ack_next.next = self.en_next.val()
-            | (self.ack_r.q.val() & (self.busy_next.val() | self.pend_next.val()));
+            | (self.ack_r.q.val() & (self.busy_next.val() | self.owed_next.val()));
         self.ack_r.d.next = self.ack_next.val();
         // 10.5.2.24: SLVERR / DECERR (BRESP[1]) set IRQ_ABT; ACK 0 -> 1 clears it.
         self.abt_r.d.next = self.abt_r.q.val();

@@ -18,11 +18,13 @@
 //!   ┌───────────────────┐  carry   ┌──────────────┐
 //!   │ lo[31:0] += inc   ├─────────►│ pend (1 bit) │──► hi += pend at the next edge
 //!   └───────────────────┘          └──────────────┘
-//!   ovf = carry & (narrow | hi + pend == max)  ──► ovf_pack ──► OVS, irq, export, OVFCAP
-//!   capture (CAPR, OVFCAP, CAPT_REQ) at edge t ──► cap_r ──► SVRn := counter n's q at t+1
+//!   ovf = carry & (narrow | hi + pend == max)  ──► ovf_pack ──► OVS, export
+//!   capture (CAPR, CAPT_REQ) at edge t ──► cap_r ──┐
+//!   ovf & OVFCAP at edge t ──► ovf_cap_r (per ctr) ─┴─ OR ──► SVRn := counter n's q at t+1
 //!   (reads in cycle t+1 see the counter: the value after edge t, as the contract says)
-//!   qualifying overflow (INTEN & IRQEN) ──► irq pulse; with IRQ_CFG0.ADDR != 0 ──► MSI
-//!   pending / issue ──► MsiMaster (msi.rs) ──► busy, IRQ_CTRLACK, IRQ_ABT back
+//!   ovf & INTEN at edge t ──► ovf_int_r (per ctr), IRQEN ──► irqen_r
+//!     ──► OR & irqen_r (qualifying, in cycle t+1) ──► irq pulse in t+2; with ADDR != 0 ──► MSI
+//!   pending / issue at t+1 ──► MsiMaster (msi.rs) ──► busy, IRQ_CTRLACK, IRQ_ABT back
 //! ```
 //! A counter is two 32-bit halves with the carry between them registered: no path adds 64 bits in
 //! one cycle, and the native simulation never does 64-bit arithmetic (rust-hdl stores wider `Bits`
@@ -79,8 +81,9 @@ pub struct RegFile {
     /// With CFGR.MPAM: {NS at bit 24, PO_PMG [23:16], PO_PARTID [15:0]} of GMPAM.
     pub msi_mpam: Signal<Out, Bits<32>>,
     pub irqen_next: Signal<Out, Bit>,
-    /// An MSI is pending after this edge (IRQ_CTRLACK waits for it, like for an outstanding one).
-    pub msi_pend_next: Signal<Out, Bit>,
+    /// An MSI is owed after this edge: pending, or (IRQEN was 1 in this cycle) an overflow that
+    /// qualified at this edge makes one pending at the next. IRQ_CTRLACK waits for it.
+    pub msi_owed_next: Signal<Out, Bit>,
     /// IRQ_CFG2 (its MEMATTR and SH are the MSI sidebands).
     pub msi_attr: Signal<Out, Bits<32>>,
     pub capt_ack: Signal<Out, Bit>,
@@ -252,7 +255,16 @@ pub struct RegFile {
     irq_en: Signal<Local, Bit>,
     qual: Signal<Local, Bit>,
     msi_want: Signal<Local, Bit>,
-    ovfcap_any: Signal<Local, Bit>,
+    /// Per counter: overflowed at this edge with EVTYPERn.OVFCAP = 1.
+    ovfcap_pack: BitPack,
+    /// The overflows of the last edge, registered before any OR over the counters: those with
+    /// INTEN = 1 (`ovf_int_r`, with IRQEN of that cycle in `irqen_r`: the qualifying edge) and
+    /// those with OVFCAP = 1 (`ovf_cap_r`: a capture at that edge).
+    ovf_int_r: DFF<Bits<64>>,
+    ovf_cap_r: DFF<Bits<64>>,
+    irqen_r: DFF<Bit>,
+    /// The SVRs load the counters' q at this edge: a capture happened at the last edge.
+    svr_load: Signal<Local, Bit>,
     cap_now: Signal<Local, Bit>,
     /// A capture happened at the previous edge: the SVRs take the counters' registered values
     /// at this edge, and reads of this cycle see those values (docs/behaviour.md "Capture").
@@ -836,7 +848,7 @@ impl RegFile {
             pair_hi: Default::default(),
             pair_wrap: Default::default(),
             pair_at_max: Default::default(),
-            msi_pend_next: Default::default(),
+            msi_owed_next: Default::default(),
             capt_ack_r: Default::default(),
             export_r: Default::default(),
             s_lo: (0..n).map(|_| Default::default()).collect(),
@@ -859,7 +871,11 @@ impl RegFile {
             irq_en: Default::default(),
             qual: Default::default(),
             msi_want: Default::default(),
-            ovfcap_any: Default::default(),
+            ovfcap_pack: BitPack::new(n),
+            ovf_int_r: Default::default(),
+            ovf_cap_r: Default::default(),
+            irqen_r: Default::default(),
+            svr_load: Default::default(),
             cap_now: Default::default(),
             cap_r: Default::default(),
             svr_lo_now: Default::default(),
@@ -921,7 +937,7 @@ impl Logic for RegFile {
         dff_setup!(
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
             snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam, pair_open,
-            pair_key, pair_base, cap_r
+            pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
@@ -1005,9 +1021,10 @@ impl Logic for RegFile {
         // The SVRs are written one edge after their capture (from the counters' registers, so no
         // adder and no overflow logic sits in front of 2 x 32 x counters enables); in between,
         // the counter's value is the captured one.
+        self.svr_load.next = self.cap_r.q.val() | self.ovf_cap_r.q.val().any();
         self.svr_lo_now.next = self.sel_slo.val();
         self.svr_hi_now.next = self.shi_eff.val();
-        if self.cap_r.q.val() {
+        if self.svr_load.val() {
             self.svr_lo_now.next = self.sel_lo.val();
             self.svr_hi_now.next = self.hi_eff.val();
         }
@@ -1185,7 +1202,6 @@ impl Logic for RegFile {
         }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
-        self.ovfcap_any.next = false;
         // Assigned on every path (no latch); the lane loop sets it with the MPAM filter only.
         self.key.next = 0.into();
         for n in 0..self.c_lo.len() {
@@ -1428,21 +1444,25 @@ impl Logic for RegFile {
             self.c_lo[n].d.next = self.lo_next.val();
             self.ovf_pack.bits[n].next = self.ovf.val();
             // 10.2.1: an overflow of a counter with EVTYPERn.OVFCAP = 1 triggers a capture.
-            self.ovfcap_any.next = self.ovfcap_any.val()
-                | (self.ovf.val() & (self.c_evtyper[n].q.val() & self.ovfcap_mask.val()).any());
+            self.ovfcap_pack.bits[n].next =
+                self.ovf.val() & (self.c_evtyper[n].q.val() & self.ovfcap_mask.val()).any();
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. A capture
-        // at this edge takes every counter's value after this edge: registered in `cap_r`, the
-        // SVRs load the counters' q at the next edge, and reads see the counters meanwhile. -----
+        // at this edge takes every counter's value after this edge: registered in `cap_r` and
+        // `ovf_cap_r` (the OR over the counters comes after the register), the SVRs load the
+        // counters' q at the next edge, and reads see the counters meanwhile. -----
         self.capt_ack_r.d.next = self.capture_impl.val() & self.capt_req.val();
         self.cap_now.next = self.capture_impl.val()
             & ((self.wr_ok.val()
                 & (self.word_addr.val() == self.capr_addr.val())
                 & self.wbits.val().get_bit(0))
-                | (self.capt_req.val() & (!self.capt_ack_r.q.val()))
-                | self.ovfcap_any.val());
+                | (self.capt_req.val() & (!self.capt_ack_r.q.val())));
         self.cap_r.d.next = self.cap_now.val() & (!self.rst.val());
+        self.ovf_cap_r.d.next = 0.into();
+        if self.capture_impl.val() & (!self.rst.val()) {
+            self.ovf_cap_r.d.next = self.ovfcap_pack.word.val();
+        }
         for n in 0..self.s_lo.len() {
             self.s_lo[n].clock.next = self.clock.val();
             self.s_hi[n].clock.next = self.clock.val();
@@ -1450,7 +1470,7 @@ impl Logic for RegFile {
             self.s_lo[n].d.next = self.s_lo[n].q.val();
             self.s_hi[n].d.next = self.s_hi[n].q.val();
             self.s_pend[n].d.next = self.s_pend[n].q.val();
-            if self.cap_r.q.val() {
+            if self.svr_load.val() {
                 self.s_lo[n].d.next = self.c_lo[n].q.val();
                 self.s_hi[n].d.next = self.c_hi[n].q.val();
                 self.s_pend[n].d.next = self.c_pend[n].q.val();
@@ -1555,8 +1575,15 @@ impl Logic for RegFile {
             self.ovs.d.next = (self.ovs.q.val() & (!self.w64_hi.val())) | self.ovf_vec.val();
         }
         // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set
-        // (a qualifying overflow edge).
-        self.qual.next = self.irq_en.val() & (self.ovf_vec.val() & self.inten.q.val()).any();
+        // (a qualifying overflow edge), one edge late: the overflows are registered per counter
+        // first, so no OR over the counters follows the count in one cycle.
+        self.ovf_int_r.d.next = self.ovf_vec.val() & self.inten.q.val();
+        self.irqen_r.d.next = self.irq_en.val();
+        if self.rst.val() {
+            self.ovf_int_r.d.next = 0.into();
+            self.irqen_r.d.next = false;
+        }
+        self.qual.next = self.irqen_r.q.val() & self.ovf_int_r.q.val().any();
         self.irq_r.d.next = self.qual.val();
         // ---- MSI (docs/behaviour.md "MSI write master"): pending, issue when nothing is
         // outstanding; IRQ_CFG0.ADDR = 0 means no MSI. The payload is latched by the master.
@@ -1568,7 +1595,8 @@ impl Logic for RegFile {
         // (10.5.2.7), so it is a prior MSI that an IRQEN 1 -> 0 update waits for (10.5.2.19).
         self.msi_issue.next = self.msi_want.val() & (!self.msi_busy.val());
         self.msi_pend.d.next = self.msi_want.val() & (!self.msi_issue.val()) & (!self.rst.val());
-        self.msi_pend_next.next = self.msi_pend.d.val();
+        // IRQEN of this cycle: an overflow that qualified at this edge is owed an MSI.
+        self.msi_owed_next.next = self.msi_pend.d.val() | (self.msi_impl.val() & self.irq_en.val());
         self.msi_addr_lo.next = self.cfg0.q.val();
         self.msi_addr_hi.next = self.cfg0_hi.q.val();
         self.msi_data.next = self.cfg1.q.val();

@@ -217,7 +217,7 @@ impl Logic for PmcgCore {
         self.msi.mpam.next = self.regs.msi_mpam.val();
         self.msi_mpam.next = self.msi.msi_mpam.val();
         self.msi.en_next.next = self.regs.irqen_next.val();
-        self.msi.pend_next.next = self.regs.msi_pend_next.val();
+        self.msi.owed_next.next = self.regs.msi_owed_next.val();
         self.regs.msi_busy.next = self.msi.busy.val();
         self.regs.irq_ack.next = self.msi.ack.val();
         self.regs.irq_abt.next = self.msi.abt.val();

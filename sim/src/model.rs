@@ -20,15 +20,17 @@
 //!  │ setup       APB setup register     │       mask and the match; carry -> ovf (counter
 //!  │ rst_q       PRESETn register       │       written at this edge skips counting)
 //!  │ snap        64-bit read snapshot   │    6. qualifying := (ovf & INTEN) != 0 && IRQEN
-//!  │ irq         interrupt register     │    7. MSI master (cycle-t state): AW/W/B
+//!  │ irq, qual_q interrupt, qualifying  │    7. MSI master (cycle-t state, last edge's
+//!  │             edge registers         │       qualifying): AW/W/B
 //!  │ MSI master  pending, BUSY, AW/W    │       handshakes, response -> IRQ_ABT, pending,
 //!  │   done, AWADDR AWPROT WDATA WSTRB  │       issue (payload latched)
 //!  │ capt_req_q capt_ack ovf_export     │    8. capture triggers: CAPT_REQ handshake,
 //!  └────────────────────────────────────┘       OVFCAP overflow, CAPR write
 //!                                            9. APB write access: PSTRB merge, guards;
 //!                                               re-decode event / filter if written
-//!                                           10. OVS |= ovf; irq := qualifying; export :=
-//!                                               ovf; ACK := EN | (ACK & (BUSY|PEND)) (0 -> 1
+//!                                           10. OVS |= ovf; irq := last edge's qualifying;
+//!                                               qual_q := qualifying; export :=
+//!                                               ovf; ACK := EN' | (ACK & (BUSY|PEND|MSI&EN)) (0 -> 1
 //!                                               clears IRQ_ABT); capture: svr := counters
 //!                                           11. setup := this cycle's APB setup (PRESETn
 //!                                               high); rst_q := !PRESETn
@@ -545,6 +547,9 @@ pub struct Model {
     /// not accepted yet); its AW and W handshakes done. AWVALID = BUSY & !aw_done, WVALID =
     /// BUSY & !w_done, BREADY = BUSY & aw_done & w_done.
     msi_pending: bool,
+    /// The last edge was a qualifying overflow edge: the interrupt and the MSI act on it at this
+    /// edge (behaviour.md "Wired interrupt": the overflow is registered first).
+    qual_q: bool,
     busy: bool,
     aw_done: bool,
     w_done: bool,
@@ -797,6 +802,7 @@ impl Model {
             irq: false,
             irq_pulses: 0,
             msi_pending: false,
+            qual_q: false,
             busy: false,
             aw_done: false,
             w_done: false,
@@ -913,6 +919,7 @@ impl Model {
         }
         // Every MSI state: an outstanding MSI is abandoned (behaviour.md "MSI write master").
         self.msi_pending = false;
+        self.qual_q = false;
         self.busy = false;
         self.aw_done = false;
         self.w_done = false;
@@ -1376,8 +1383,12 @@ impl Model {
         self.match_lanes(&lanes_q);
         let ovf = self.count(skip) | pair_ovf;
         // 10.5.2.7 / 10.5.2.19: overflow of a counter with INTEN = 1 while IRQEN = 1 interrupts:
-        // a qualifying overflow edge.
-        let irq = ovf & self.inten != 0 && self.irqen;
+        // a qualifying overflow edge. It is registered at this edge and acted on (irq, MSI) at the
+        // next (behaviour.md "Wired interrupt"): `irq` here is the previous edge's.
+        let irq = self.qual_q;
+        let qualifying = ovf & self.inten != 0 && self.irqen;
+        // IRQ_CTRL.IRQEN of this cycle (the write at this edge acts from the next).
+        let en_now = self.irqen;
         // Match stage: this cycle's lane inputs, matched at the next edge.
         for (q, l) in self.lanes_q.iter_mut().zip(&inp.lanes) {
             *q = *l;
@@ -1417,12 +1428,16 @@ impl Model {
         if irq {
             self.irq_pulses += 1;
         }
+        self.qual_q = qualifying;
         self.ovf_export = ovf;
         // IRQ_CTRLACK.IRQEN := EN or (ACK and (BUSY or PENDING)), with EN, BUSY and PENDING after
         // this edge: a 1 -> 0 update completes when every prior MSI, issued or pending, has
         // completed (10.5.2.19); IRQ_ABT clears where ACK goes 0 -> 1 (10.5.2.24).
-        let owed =
-            self.busy || (self.msi_pending && self.fault != Some(PlantedFault::DropPendingMsi));
+        // With MSI, ACK also holds while EN was 1 in this cycle: an overflow that qualified at
+        // this edge makes its MSI pending only at the next.
+        let owed = self.busy
+            || (self.msi_pending && self.fault != Some(PlantedFault::DropPendingMsi))
+            || (self.msi && en_now);
         let ack = self.irqen || (self.ack_irqen && owed);
         if ack != self.ack_irqen {
             if let Some(a) = self.ack_slot {
@@ -2177,10 +2192,11 @@ mod tests {
             let expect = inten && irqen;
             assert!(!tick(&mut d).irq); // cycle w+1, edge w+1: 0xFFFF_FFFF
             assert!(!tick(&mut d).irq); // cycle w+2, edge w+2: overflow
+            assert!(!tick(&mut d).irq); // cycle w+3: the overflow is registered
             assert_eq!(
                 tick(&mut d).irq,
                 expect,
-                "pulse in cycle w+3 ({inten}, {irqen})"
+                "pulse in cycle w+4 ({inten}, {irqen})"
             );
             assert!(!tick(&mut d).irq, "exactly one cycle");
             assert_eq!(d.dut.ovs(), 1, "OVS is set whatever the enables");
@@ -3733,10 +3749,12 @@ mod tests {
         let w = start(&mut d);
         let o1 = tick(&mut d); // cycle w+1
         let o2 = tick(&mut d); // cycle w+2: counter 0 overflows at its edge
+        let o2r = tick(&mut d); // cycle w+3: the overflow registered, acted on at its edge
         assert!(!o1.awvalid && !o2.awvalid && !o1.wvalid && !o2.wvalid && !o2.irq);
+        assert!(!o2r.awvalid && !o2r.wvalid && !o2r.irq);
         assert_eq!((o1.awaddr, o1.wdata, o1.wstrb, o1.awprot), (0, 0, 0, 0));
-        // Cycle w+3: the wired pulse and AWVALID/WVALID together (qualifying overflow at edge t
-        // -> AWVALID in cycle t+1), the payload of 10.5.2.21-22 and 10.6 NS.
+        // Cycle w+4: the wired pulse and AWVALID/WVALID together (qualifying overflow at edge t
+        // -> AWVALID in cycle t+2), the payload of 10.5.2.21-22 and 10.6 NS.
         let o3 = tick(&mut d);
         assert!(o3.irq && o3.awvalid && o3.wvalid && !o3.bready);
         assert_eq!(
@@ -3745,8 +3763,8 @@ mod tests {
         );
         assert_eq!((o3.msi_memattr, o3.msi_sh), (0xB, 2), "IRQ_CFG2 sidebands");
         assert!(d.dut.msi_busy());
-        // READY was high in cycle w+3: both accepted at edge w+3; BREADY in w+4, when the
-        // responder's BVALID (b_delay 0) rises: the response is accepted at edge w+4.
+        // READY was high in cycle w+4: both accepted at edge w+4; BREADY in w+5, when the
+        // responder's BVALID (b_delay 0) rises: the response is accepted at edge w+5.
         let o4 = tick(&mut d);
         assert!(!o4.awvalid && !o4.wvalid && o4.bready);
         assert!(!d.dut.msi_busy());
@@ -3763,7 +3781,7 @@ mod tests {
             (m.addr, m.prot, m.data, m.strb, m.resp),
             (MSI_ADDR, 0b011, MSI_DATA, 0xF, RESP_OKAY)
         );
-        assert_eq!((m.first_valid, m.completed), (w + 3, w + 4));
+        assert_eq!((m.first_valid, m.completed), (w + 4, w + 5));
         assert_eq!(ack(&d), 1);
         assert_eq!(abt(&d), 0);
         assert!(d.msi.violations.is_empty(), "{:?}", d.msi.violations);
@@ -3777,7 +3795,7 @@ mod tests {
             &[0xFFFF_FFFE],
         );
         let w = start(&mut d);
-        let seen: Vec<(bool, bool, bool)> = (0..11)
+        let seen: Vec<(bool, bool, bool)> = (0..12)
             .map(|_| {
                 let o = tick(&mut d);
                 (o.awvalid, o.wvalid, o.bready)
@@ -3787,18 +3805,19 @@ mod tests {
         let expect = [
             (f, f, f), // w+1
             (f, f, f), // w+2: overflow
-            (t, t, f), // w+3: not ready
-            (t, t, f), // w+4: WREADY, W accepted
-            (t, f, f), // w+5
-            (t, f, f), // w+6: AWREADY, AW accepted
-            (f, f, t), // w+7: BREADY, BVALID low
-            (f, f, t), // w+8
-            (f, f, t), // w+9: BVALID, accepted
-            (f, f, f), // w+10
+            (f, f, f), // w+3: the overflow registered; issue at this edge
+            (t, t, f), // w+4: not ready
+            (t, t, f), // w+5: WREADY, W accepted
+            (t, f, f), // w+6
+            (t, f, f), // w+7: AWREADY, AW accepted
+            (f, f, t), // w+8: BREADY, BVALID low
+            (f, f, t), // w+9
+            (f, f, t), // w+10: BVALID, accepted
             (f, f, f), // w+11
+            (f, f, f), // w+12
         ];
         assert_eq!(seen, expect);
-        assert_eq!(d.msi.completed[0].completed, w + 9);
+        assert_eq!(d.msi.completed[0].completed, w + 10);
         assert!(d.msi.violations.is_empty(), "{:?}", d.msi.violations);
     }
 
@@ -3817,26 +3836,27 @@ mod tests {
             let idle = || PinInputs::idle(1);
             m.step(&idle()); // w+1
             m.step(&idle()); // w+2: overflow
+            m.step(&idle()); // w+3: the overflow registered; issue at this edge
             let mut i = idle();
-            // Cycle w+3: only one READY; BVALID (early, ignored without BREADY) set.
+            // Cycle w+4: only one READY; BVALID (early, ignored without BREADY) set.
             (i.awready, i.wready, i.bvalid) = (aw_first, !aw_first, true);
             let o = m.step(&i);
             assert!(o.awvalid && o.wvalid && !o.bready);
             let mut i = idle();
             (i.awready, i.wready, i.bvalid) = (true, true, true);
-            let o = m.step(&i); // w+4: the other one accepted; READY on the done one is ignored
+            let o = m.step(&i); // w+5: the other one accepted; READY on the done one is ignored
             assert_eq!(
                 (o.awvalid, o.wvalid, o.bready),
                 (!aw_first, aw_first, false)
             );
             assert!(m.msi_busy());
-            let o = m.step(&idle()); // w+5: BREADY, no BVALID
+            let o = m.step(&idle()); // w+6: BREADY, no BVALID
             assert_eq!((o.awvalid, o.wvalid, o.bready), (false, false, true));
-            let o = m.step(&idle()); // w+6: still waiting
+            let o = m.step(&idle()); // w+7: still waiting
             assert!(o.bready && m.msi_busy());
             let mut i = idle();
             (i.bvalid, i.bresp) = (true, RESP_OKAY);
-            assert!(m.step(&i).bready); // w+7: accepted at its edge
+            assert!(m.step(&i).bready); // w+8: accepted at its edge
             assert!(!m.msi_busy());
             let o = m.step(&idle());
             assert_eq!((o.awvalid, o.wvalid, o.bready), (false, false, false));
@@ -3853,8 +3873,8 @@ mod tests {
             &[0xFFFF_FFFE],
         );
         let w = start(&mut d);
-        d.idle(3); // AWVALID in cycle w+3, AW and W accepted at edge w+3
-                   // IRQEN 1 -> 0 while BUSY (access edge w+5): ACK stays 1.
+        d.idle(4); // AWVALID in cycle w+4, AW and W accepted at edge w+4
+                   // IRQEN 1 -> 0 while BUSY (access edge w+6): ACK stays 1.
         wr(&mut d, RegId::IrqCtrl, 0);
         assert_eq!((d.dut.read_reg(RegId::IrqCtrl), ack(&d)), (0, 1));
         assert_eq!(
@@ -3875,7 +3895,7 @@ mod tests {
             assert!(steps < 40);
         }
         let done = d.msi.completed[0].completed;
-        assert_eq!(done, w + 24);
+        assert_eq!(done, w + 25);
         assert_eq!(d.cycle, done + 1);
         assert_eq!(
             ack(&d),
@@ -3885,11 +3905,15 @@ mod tests {
         assert_eq!(rd(&mut d, RegId::IrqCtrlAck), 0);
         wr(&mut d, RegId::IrqCfg1, 0x1234);
         assert_eq!(rd(&mut d, RegId::IrqCfg1), 0x1234, "no longer Guarded");
-        // 1 -> 0 with nothing outstanding completes at the write's edge; 0 -> 1 always does.
+        // 1 -> 0 with nothing outstanding completes one edge after the write's (an overflow that
+        // qualified at the write's edge would make its MSI pending there); 0 -> 1 completes at
+        // the write's edge.
         wr(&mut d, RegId::IrqCtrl, 1);
         assert_eq!(ack(&d), 1);
         wr(&mut d, RegId::IrqCtrl, 0);
-        assert_eq!(ack(&d), 0);
+        assert_eq!(ack(&d), 1, "ACK holds at the write's edge");
+        tick(&mut d);
+        assert_eq!(ack(&d), 0, "ACK falls at the next edge");
         assert_eq!(d.msi.completed.len(), 1);
         assert!(d.msi.violations.is_empty(), "{:?}", d.msi.violations);
     }
@@ -3904,9 +3928,9 @@ mod tests {
                 &[0xFFFF_FFFE],
             );
             start(&mut d);
-            d.idle(3); // w+1 .. w+3: AW and W accepted at edge w+3
+            d.idle(4); // w+1 .. w+4: AW and W accepted at edge w+4
             assert_eq!(abt(&d), 0);
-            tick(&mut d); // w+4: the response is accepted at its edge
+            tick(&mut d); // w+5: the response is accepted at its edge
             assert_eq!(d.msi.completed.len(), 1);
             let err = (resp != RESP_OKAY) as u64;
             assert_eq!(abt(&d), err, "IRQ_ABT at the accepting edge ({resp:#b})");
@@ -3932,7 +3956,7 @@ mod tests {
         run_until_msis(&mut d, 1, 100);
         assert_eq!(abt(&d), 1);
         wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE);
-        d.idle(3); // overflow, second MSI outstanding
+        d.idle(4); // overflow, second MSI outstanding
         assert!(d.dut.msi_busy());
         wr(&mut d, RegId::IrqCtrl, 0);
         assert_eq!(ack(&d), 1);
@@ -3942,6 +3966,7 @@ mod tests {
         run_until_msis(&mut d, 2, 100);
         assert_eq!((ack(&d), abt(&d)), (1, 1));
         wr(&mut d, RegId::IrqCtrl, 0);
+        tick(&mut d); // ACK falls one edge after the write's
         assert_eq!((ack(&d), abt(&d)), (0, 1));
         wr(&mut d, RegId::IrqCtrl, 1);
         assert_eq!((ack(&d), abt(&d)), (1, 0));
@@ -4015,8 +4040,9 @@ mod tests {
 
     #[test]
     fn overflows_while_an_msi_is_outstanding_give_exactly_one_more() {
-        // Counter 0 overflows at edge o = w+2; the first MSI's AW/W are accepted at o+1 and
-        // its response (BVALID b cycles after) at o+2+b. Counter 1 overflows at edge o+k.
+        // Counter 0 overflows at edge o = w+2; its MSI is issued at o+1, its AW/W are accepted
+        // at o+2 and its response (BVALID b cycles after) at o+3+b. Counter 1 overflows at edge
+        // o+k, acted on at o+k+1.
         let b = 5u64;
         for k in 0..=b + 5 {
             let mut d = msi_setup(
@@ -4028,12 +4054,12 @@ mod tests {
             let o = start(&mut d) + 2;
             d.idle(60);
             let got = &d.msi.completed;
-            assert_eq!(got[0].first_valid, o + 1);
-            assert_eq!(got[0].completed, o + 2 + b);
+            assert_eq!(got[0].first_valid, o + 2);
+            assert_eq!(got[0].completed, o + 3 + b);
             let second = match k {
                 0 => None,                          // the same edge: one MSI
-                _ if k <= b + 3 => Some(o + 4 + b), // BUSY in cycle o+k or issued at o+3+b
-                _ => Some(o + k + 1),               // nothing outstanding: AWVALID in cycle o+k+1
+                _ if k <= b + 3 => Some(o + 5 + b), // BUSY in cycle o+k+1 or issued at o+4+b
+                _ => Some(o + k + 2),               // nothing outstanding: AWVALID in cycle o+k+2
             };
             assert_eq!(got.get(1).map(|m| m.first_valid), second, "k = {k}");
             assert_eq!(got.len(), 1 + second.is_some() as usize, "k = {k}");
@@ -4231,11 +4257,12 @@ mod tests {
         let after = [d.dut.counter(0), d.dut.counter(1), d.dut.counter(2)];
         assert_eq!((after[0], after[1], after[2]), (0, 102, 7));
         assert_eq!([d.dut.svr(0), d.dut.svr(1), d.dut.svr(2)], after);
-        // 10.2.1: the capture is visible in the first cycle of the interrupt.
+        // 10.2.1: the capture is visible no later than the interrupt (a cycle before it).
         bus.penable = true;
         let o = d.step_with(bus);
-        assert!(o.irq);
+        assert!(!o.irq);
         assert_eq!(o.prdata, 102);
+        assert!(tick(&mut d).irq, "the pulse in cycle w+4");
         d.idle(3);
         assert_eq!(d.dut.svr(1), 102);
 

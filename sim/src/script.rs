@@ -1381,6 +1381,9 @@ mod tests {
         /// The address of a read set up in the previous cycle (this is its access cycle).
         setup_read: Option<u32>,
         irq: bool,
+        /// A qualifying overflow at the previous edge: this edge acts on it (irq in the next
+        /// cycle, the MSI issued or pending), as docs/behaviour.md's 2-cycle latency gives.
+        qualified: bool,
         cycle: u64,
         inputs: Vec<PinInputs>,
         transfers: Vec<Transfer>,
@@ -1419,6 +1422,7 @@ mod tests {
                 stage: vec![LaneIn::default(); cfg.lanes as usize],
                 setup_read: None,
                 irq: false,
+                qualified: false,
                 cycle: 0,
                 inputs: Vec::new(),
                 transfers: Vec::new(),
@@ -1610,8 +1614,10 @@ mod tests {
                 }
                 self.counter[n] = (sum as u64) & self.cfg.counter_mask();
             }
-            // The MSI master at this edge (IRQEN and the MSI state of this cycle).
-            let cand = self.pending || (irq && self.irq_cfg0 != 0);
+            // The MSI master at this edge (IRQEN and the MSI state of this cycle) acts on the
+            // overflow that qualified at the previous edge.
+            let acted = std::mem::replace(&mut self.qualified, irq);
+            let cand = self.pending || (acted && self.irq_cfg0 != 0);
             let issue = cand && self.irqen && !self.busy;
             let b_done = out.bready && inp.bvalid;
             self.irq_abt |= b_done && inp.bresp >= 2;
@@ -1642,7 +1648,7 @@ mod tests {
                 self.capt_ack = false;
             }
             self.capt_q = inp.capt_req && self.cfg.capture;
-            self.irq = irq;
+            self.irq = acted;
             self.stage.clone_from(&inp.lanes);
             out
         }
@@ -2435,7 +2441,7 @@ write 0xE04 1              # cycles 12-13, CR.E: counting from edge 14
 event lane=1 ids=2,3 cycles=4   # cycles 14-17, counted at edges 15-18
 idle 1
 read 0x10000 expect 4      # setup cycle 19
-expect irq 1               # edge 15 overflows counter 1, irq in cycle 16
+expect irq 1               # edge 15 overflows counter 1, irq in cycle 17
 expect irq 0
 read 0x10CC0 expect 2      # OVSSET0
 expect irq 1               # fails: no new pulse
@@ -2444,7 +2450,7 @@ expect irq 1               # fails: no new pulse
         assert_eq!((report.passed, report.failed), (4, 1), "{out}");
         assert!(report.failures[0].starts_with("line 15: expect irq: expected 1"));
         assert!(report.failures[0].ends_with("got 0"));
-        assert!(out.contains("cycle 16: irq pulse"), "{out}");
+        assert!(out.contains("cycle 17: irq pulse"), "{out}");
         assert!(out
             .contains("cycle 14: event lane=1 sid=0x0 ss=ns ids=0x2,0x3 bits=0x00000006 cycles=4"));
         assert_eq!(last_line(&out), "4 passed, 1 failed");

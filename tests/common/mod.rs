@@ -16,6 +16,14 @@ use pmcg_sim::native::NativeDut;
 use pmcg_sim::pins::{Driver, Dut};
 use pmcg_sim::vdut::VerilatorDut;
 
+/// A qualifying overflow at edge o (INTEN[n] and IRQ_CTRL.IRQEN = 1 in cycle o) pulses `irq` in
+/// cycle o + IRQ_LATENCY only (docs/behaviour.md "Wired interrupt": the overflow is registered
+/// per counter at edge o, the OR over the counters is taken in cycle o+1).
+pub const IRQ_LATENCY: u64 = 2;
+/// A qualifying overflow at edge o with no MSI outstanding raises AWVALID and WVALID in cycle
+/// o + MSI_LATENCY (docs/behaviour.md "MSI write master": Issue, at edge o+1).
+pub const MSI_LATENCY: u64 = 2;
+
 /// The configurations the directed tests share (each Verilator model is built once and cached).
 pub fn configs() -> Vec<(&'static str, PmcgConfig)> {
     vec![
