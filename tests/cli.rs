@@ -260,14 +260,14 @@ fn timing_measures_the_documented_latencies() {
             "{backend}: {table}"
         );
         assert!(
-            row("EVTYPER write").contains("| k = 0 |"),
+            row("EVTYPER write").contains("| k = 1 |"),
             "{backend}: {table}"
         );
         assert!(
             row("StreamID-filtered lane event").contains("| k = 3 |"),
             "{backend}: {table}"
         );
-        assert!(row("SMR write").contains("| k = 0 |"), "{backend}: {table}");
+        assert!(row("SMR write").contains("| k = 1 |"), "{backend}: {table}");
         // docs/behaviour.md "MSI write master" and "Capture": AWVALID two cycles after the
         // overflow edge; a CAPR capture visible to the next access.
         assert!(

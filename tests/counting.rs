@@ -491,22 +491,23 @@ fn lane_events_count_two_edges_later() {
     }
 }
 
-/// EVTYPERn written at edge t: lane events are registered as they arrive and matched to counters
-/// in the next cycle, under the selection in force then, so events presented up to the write's
-/// setup cycle (t-1) count with the old event and those from its access cycle t on with the new
-/// one; cycle counting follows the selection from edge t+1 (a switch of a cycle counter to an
-/// unsupported event counts edge t, and back to event 0 counts from t+1).
+/// EVTYPERn written at edge t: its decode is registered at edge t+1, and lane events are
+/// registered as they arrive and matched to counters in the next cycle under the selection in
+/// force then, so events presented up to the write's access cycle t count with the old event and
+/// those from cycle t+1 on with the new one; cycle counting follows the selection from edge t+2
+/// (a switch of a cycle counter to an unsupported event counts edges t and t+1, and back to
+/// event 0 counts from t+2).
 #[test]
-fn evtyper_change_takes_effect_from_the_next_edge() {
+fn evtyper_change_takes_effect_one_cycle_after_the_write() {
     for (name, cfg) in shared_all() {
         let p = Pmcg::new(&name, &cfg);
         let l = p.lanes();
         let ids = cfg.lane_event_ids();
         let (a, b) = (ids[0], ids[1]);
         for_each_backend(&cfg, |d| {
-            // Counter 0: event a, changed to b at edge t. Lanes carry a in the setup cycle
-            // (matched in the access cycle with a, counted at t: +L), a in the access cycle
-            // (matched with b after t: nothing), then b for one cycle (matched with b: +L).
+            // Counter 0: event a, changed to b at edge t. Lanes carry a in the setup cycle and in
+            // the access cycle (matched with a: +2L), then b for one cycle (matched with b: +L).
+            // A switch one cycle early or late would give 2L.
             p.set_event(d, 0, a);
             p.set_event(d, 1, 0);
             p.write_bits(d, RegId::CntenSet0, 0b11);
@@ -520,10 +521,11 @@ fn evtyper_change_takes_effect_from_the_next_edge() {
             p.check(
                 d,
                 0,
-                2 * l,
+                3 * l,
                 &format!("event {a:#x} changed to {b:#x} at edge {t}"),
             );
-            // Counter 1: event 0 changed to 0xFFFF (unsupported) at t1, back to 0 at t2.
+            // Counter 1: event 0 changed to 0xFFFF (unsupported) at t1, back to 0 at t2: it
+            // counts edges up to t1 + 1 and from t2 + 2.
             let t1 = p.set_event(d, 1, 0xFFFF);
             d.idle(5);
             let t2 = p.set_event(d, 1, 0);
@@ -532,7 +534,7 @@ fn evtyper_change_takes_effect_from_the_next_edge() {
             p.check(
                 d,
                 1,
-                (t1 - on) + (off - t2),
+                (t1 + 1 - on) + (off - (t2 + 1)),
                 &format!("event 0 until edge {t1}, 0xFFFF until {t2}, then 0"),
             );
         });

@@ -26,7 +26,7 @@
 //! - `global_filter_applies_evtyper0_and_smr0_to_every_counter`.
 //! - `every_lane_every_cycle_with_different_stream_ids`: exact counts, nothing lost.
 //! - `unfilterable_events_ignore_the_filter`: event 0 and an `impdef_global` event.
-//! - `filter_writes_apply_to_events_from_the_write_access_cycle`: SMRn, SPAN, SEC and SO writes.
+//! - `filter_writes_apply_to_events_at_their_documented_cycle`: SMRn, SPAN, SEC and SO writes.
 //! - `filter_scripts_pass_on_every_backend`: tests/scripts/filter-*.pmcg through the CLI.
 //!
 //! The exhaustive test reads which counters counted an event as an overflow vector:
@@ -1308,15 +1308,16 @@ fn unfilterable_events_ignore_the_filter() {
 // 6. When a filter write takes effect
 // ---------------------------------------------------------------------------------------------
 
-/// A write of SMRn, EVTYPERn's filter fields or SCR.SO at edge t (its access cycle t) filters the
-/// events presented from cycle t on: lanes are registered as they arrive and matched in the next
-/// cycle under the filter in force then, so only the write's setup cycle (t-1) keeps the old
-/// filter. Each case drives both lanes in the write's setup and access cycles and in the two
-/// cycles after, with traffic chosen so that a switch one cycle early or late gives another count.
+/// A write of SMRn or EVTYPERn's filter fields at edge t (its access cycle t) filters the events
+/// presented from cycle t+1 on (the decode is registered at edge t+1); a write of SCR.SO (a live
+/// control) those from cycle t on. Lanes are registered as they arrive and matched in the next
+/// cycle under the filter in force then. Each case drives both lanes in the write's setup and
+/// access cycles and in the two cycles after, with traffic chosen so that a switch one cycle
+/// early or late gives another count.
 ///
 /// Per case: 1 reset + 4 SCR + 4 program + 4 enable + 2 write + 2 traffic + 2 read = 19 cycles.
 #[test]
-fn filter_writes_apply_to_events_from_the_write_access_cycle() {
+fn filter_writes_apply_to_events_at_their_documented_cycle() {
     let (name, cfg) = small_two_lanes();
     let p = Pmcg::new(&name, &cfg);
     let ev = p.lane_bit(EVENT_1);
@@ -1333,6 +1334,9 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
         write: (RegId, u32),
         /// Lanes in the write's setup cycle, access cycle, and the two cycles after.
         traffic: [[LaneIn; 2]; 4],
+        /// The traffic cycle from which the new filter applies: 2 (the cycle after the access
+        /// cycle) for EVTYPER and SMR, whose decode is registered; 1 (the access cycle) for SCR.
+        switch: usize,
     }
     let exact_10 = Filter::exact(0x10, false);
     let cases = [
@@ -1344,9 +1348,10 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
             traffic: [
                 [ns(0x10), ns(0x10)],
                 [ns(0x20), idle],
-                [ns(0x20), ns(0x10)],
+                [ns(0x20), ns(0x20)],
                 [ns(0x10), ns(0x20)],
             ],
+            switch: 2,
         },
         Case {
             what: "EVTYPER0.FILTER_SID_SPAN 0 -> 1 (X = 0x21)",
@@ -1362,6 +1367,7 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
                 [ns(0x22), ns(0x23)],
                 [ns(0x20), idle],
             ],
+            switch: 2,
         },
         Case {
             what: "EVTYPER0.FILTER_SEC_SID 0 -> 1 (SO = 1)",
@@ -1374,9 +1380,10 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
             traffic: [
                 [ns(0x10), ns(0x10)],
                 [sec(0x10), idle],
-                [sec(0x10), ns(0x10)],
+                [sec(0x10), sec(0x10)],
                 [ns(0x10), sec(0x10)],
             ],
+            switch: 2,
         },
         Case {
             what: "SCR.SO 0 -> 1 (AllSIDManySECSID)",
@@ -1389,9 +1396,11 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
                 [sec(0x50), idle],
                 [sec(0x60), ns(0x70)],
             ],
+            switch: 1,
         },
     ];
-    // The count if the new filter applied from traffic cycle `switch` on (1: cycle t).
+    // The count if the new filter applied from traffic cycle `switch` on (1: cycle t, the access
+    // cycle).
     let count_if_switched_at = |c: &Case, switch: usize| -> u64 {
         let history: Vec<Vec<LaneIn>> = c.traffic.iter().map(|l| l.to_vec()).collect();
         (0..4)
@@ -1402,9 +1411,10 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
             .sum()
     };
     for c in &cases {
-        let expected = count_if_switched_at(c, 1);
+        let expected = count_if_switched_at(c, c.switch);
         assert!(
-            expected != count_if_switched_at(c, 0) && expected != count_if_switched_at(c, 2),
+            expected != count_if_switched_at(c, c.switch - 1)
+                && expected != count_if_switched_at(c, c.switch + 1),
             "{}: the traffic must tell a switch one cycle early or late apart",
             c.what
         );
@@ -1433,10 +1443,11 @@ fn filter_writes_apply_to_events_from_the_write_access_cycle() {
             let got = p.counter(d, 0);
             assert_eq!(
                 got,
-                count_if_switched_at(c, 1),
-                "{name}: {}: events of the write's setup cycle keep the old filter, those of \
-                 its access cycle on take the new",
-                c.what
+                count_if_switched_at(c, c.switch),
+                "{name}: {}: the events of traffic cycles before {} (1: the write's access \
+                 cycle) keep the old filter, the others take the new",
+                c.what,
+                c.switch
             );
         }
     });

@@ -7,7 +7,8 @@
 //! ```
 //! `DropPairCarry`: the paired high write ignores the carries out of the low word between the
 //! halves (issue 10 part 1's bug in its subtle form). `DropPendingMsi`: the old rule, a pending
-//! MSI dropped when IRQEN is 0 and IRQ_CTRLACK not waiting for it (part 1b). Each must show as a
+//! MSI dropped when IRQEN is 0 and IRQ_CTRLACK not waiting for it (part 1b). `StaleFilterDecode`
+//! and `EarlyFilterDecode`: an EVTYPER/SMR write decoded never, or an edge early (issue 11). Each must show as a
 //! mismatch within 10^5 cycles on every configuration where it can happen; the cycle and the seed
 //! are printed (`PMCG_SEED` reproduces; `PMCG_FAULT_SEEDS=N` runs N consecutive seeds per
 //! configuration and prints the slowest detection, to measure how fast).
@@ -116,6 +117,28 @@ fn a_dropped_pending_msi_is_caught_within_1e5_cycles() {
         n += 1;
     }
     assert!(n >= 4, "MSI configurations with 32-bit counters: {n}");
+}
+
+/// Every configuration: an EVTYPERn/SMRn write whose decode never reaches the match side (a
+/// stale filter decode), and one whose decode reaches it at the write's edge instead of one edge
+/// later (the registered decode of issue 11 forgotten), are each caught by the random stimulus.
+#[test]
+fn a_stale_or_early_filter_decode_is_caught_within_1e5_cycles() {
+    let mut n = 0;
+    for fault in [
+        PlantedFault::StaleFilterDecode,
+        PlantedFault::EarlyFilterDecode,
+    ] {
+        let cfgs = common::configs()
+            .into_iter()
+            .chain(common::corner_configs());
+        for (i, (name, cfg)) in cfgs.enumerate() {
+            let cycles = detect(name, &cfg, fault, 700 + i as u64);
+            report(fault, name, &cycles);
+            n += 1;
+        }
+    }
+    assert!(n >= 8, "configurations x faults: {n}");
 }
 
 /// A correct model and a faulty one in lock-step behind the driver: the first cycle at which

@@ -33,7 +33,7 @@
 //! - Registers: `rootcr_access_per_state`, `scr_alias_and_nao`, `mpam_id_registers_and_cfgr`,
 //!   `evtyper_new_fields_read_back`, `smr_implements_24_bits_with_mpam`,
 //!   `pnse_ignored_without_realm`.
-//! - `control_writes_apply_to_events_from_the_write_access_cycle`: ROOTCR (RLO, RTO, SAO/PMO, NAO),
+//! - `control_writes_apply_to_events_at_their_documented_cycle`: ROOTCR (RLO, RTO, SAO/PMO, NAO),
 //!   SCR.NAO through the alias, FILTER_REALM_SID, SMR.PARTID and FILTER_MPAM_SP writes.
 //! - `realm_scripts_pass_on_every_backend`: tests/scripts/{realm-filter,mpam-partid,nonattr}.pmcg.
 //!
@@ -2602,16 +2602,17 @@ fn pnse_ignored_without_realm() {
 // 6. When a control write takes effect
 // ---------------------------------------------------------------------------------------------
 
-/// A write of ROOTCR (RLO, RTO, SAO/PMO, NAO), of SCR.NAO through the alias, of EVTYPER0's
-/// FILTER_REALM_SID or FILTER_MPAM_SP, or of SMR0.PARTID at edge t (its access cycle t) filters
-/// the events presented from cycle t on; the write's setup cycle keeps the old filter. Each case
+/// A write of ROOTCR (RLO, RTO, SAO/PMO, NAO) or of SCR.NAO through the alias at edge t (its
+/// access cycle t) filters the events presented from cycle t on (live controls); a write of
+/// EVTYPER0's FILTER_REALM_SID or FILTER_MPAM_SP, or of SMR0.PARTID, those from cycle t+1 on (the
+/// decode is registered at edge t+1). Each case
 /// drives lanes in the write's setup and access cycles and in the two cycles after, with traffic
 /// chosen so that a switch one cycle early or late gives another count (checked).
 ///
 /// Per case: 1 reset + 4 control + 4 program + 4 enable + 2 write + 2 traffic + 2 read = 19
 /// cycles; 9 cases, under 200 cycles per backend.
 #[test]
-fn control_writes_apply_to_events_from_the_write_access_cycle() {
+fn control_writes_apply_to_events_at_their_documented_cycle() {
     let (name, cfg) = cfg_realm();
     let p = Pmcg::new(&name, &cfg);
     let lanes = cfg.lanes as usize;
@@ -2747,7 +2748,7 @@ fn control_writes_apply_to_events_from_the_write_access_cycle() {
             old: (rlo, Filter::sid(false, false, false, 0x42)),
             new: (rlo, exact_realm),
             write: (RegId::Evtyper(0), p.evtyper(EVENT_1, &exact_realm), S),
-            traffic: [[ns, ns], [realm, idle], [realm, ns], [ns, realm]],
+            traffic: [[ns, ns], [realm, idle], [realm, realm], [ns, realm]],
         },
         Case {
             what: "SMR0.PARTID 0x12 -> 0x34 (FILTER_PARTID)",
@@ -2763,7 +2764,7 @@ fn control_writes_apply_to_events_from_the_write_access_cycle() {
                 [part(0x34, MpamSpace::NonSecure), idle],
                 [
                     part(0x34, MpamSpace::NonSecure),
-                    part(0x12, MpamSpace::NonSecure),
+                    part(0x34, MpamSpace::NonSecure),
                 ],
                 [
                     part(0x12, MpamSpace::NonSecure),
@@ -2787,10 +2788,7 @@ fn control_writes_apply_to_events_from_the_write_access_cycle() {
                     part(0x12, MpamSpace::NonSecure),
                 ],
                 [part(0x12, MpamSpace::Realm), idle],
-                [
-                    part(0x12, MpamSpace::Realm),
-                    part(0x12, MpamSpace::NonSecure),
-                ],
+                [part(0x12, MpamSpace::Realm), part(0x12, MpamSpace::Realm)],
                 [
                     part(0x12, MpamSpace::NonSecure),
                     part(0x12, MpamSpace::Realm),
@@ -2817,9 +2815,15 @@ fn control_writes_apply_to_events_from_the_write_access_cycle() {
             })
             .sum()
     };
+    // The traffic cycle from which the new filter applies (1: the write's access cycle).
+    let switch_of = |c: &Case| match c.write.0 {
+        RegId::Evtyper(_) | RegId::Smr(_) => 2,
+        _ => 1,
+    };
     let mut expected_all = Vec::new();
     for c in &cases {
-        let e = count_if_switched_at(c, 1);
+        let sw = switch_of(c);
+        let e = count_if_switched_at(c, sw);
         let total = history_of(c)
             .iter()
             .flatten()
@@ -2831,7 +2835,7 @@ fn control_writes_apply_to_events_from_the_write_access_cycle() {
             c.what
         );
         assert!(
-            e != count_if_switched_at(c, 0) && e != count_if_switched_at(c, 2),
+            e != count_if_switched_at(c, sw - 1) && e != count_if_switched_at(c, sw + 1),
             "{}: the traffic must tell a switch one cycle early or late apart",
             c.what
         );
@@ -2862,14 +2866,15 @@ fn control_writes_apply_to_events_from_the_write_access_cycle() {
             d.clear_lanes();
             d.idle(COUNT_DELAY - 1);
             let got = p.counter(d, 0);
+            let sw = switch_of(c);
             assert_eq!(
                 got,
-                count_if_switched_at(c, 1),
-                "{name}: {}: events of the write's setup cycle keep the old filter, those of its \
-                 access cycle on take the new (early: {}, late: {})",
+                count_if_switched_at(c, sw),
+                "{name}: {}: the new filter applies from traffic cycle {sw} (1: the write's \
+                 access cycle; early: {}, late: {})",
                 c.what,
-                count_if_switched_at(c, 0),
-                count_if_switched_at(c, 2)
+                count_if_switched_at(c, sw - 1),
+                count_if_switched_at(c, sw + 1)
             );
         }
     });

@@ -227,6 +227,19 @@ pub struct RegFile {
     /// Split 64-bit counter writes (docs/behaviour.md): the pair register (open, the counter's
     /// element offset, base B = its high part at the low write).
     pair_open: DFF<Bit>,
+    /// The registered filter and event decode (docs/behaviour.md "Event lanes and counting",
+    /// Reconfiguration): an EVTYPERn/SMRn write at edge t registers the counter's EVTYPER and SMR
+    /// after the write, its element offset and which loads are due; edge t+1 loads the decoded
+    /// filter (CARE, VALUE, mode) and event selection, so the write's address decode, merge and
+    /// the filter decode are not one path.
+    fd_evt: DFF<Bits<32>>,
+    fd_smr: DFF<Bits<32>>,
+    fd_key: DFF<Bits<32>>,
+    /// A filter load is due (any EVTYPER/SMR write), an event-selection load (EVTYPER), and the
+    /// write was EVTYPER0/SMR0 (the global filter's).
+    fd_filt: DFF<Bit>,
+    fd_evtw: DFF<Bit>,
+    fd_wr0: DFF<Bit>,
     pair_key: DFF<Bits<32>>,
     pair_base: DFF<Bits<32>>,
     /// This access is the paired high write; H (merged with B per PSTRB), c = carries between
@@ -848,6 +861,12 @@ impl RegFile {
             irq_r: Default::default(),
             msi_pend: Default::default(),
             pair_open: Default::default(),
+            fd_evt: Default::default(),
+            fd_smr: Default::default(),
+            fd_key: Default::default(),
+            fd_filt: Default::default(),
+            fd_evtw: Default::default(),
+            fd_wr0: Default::default(),
             pair_key: Default::default(),
             pair_base: Default::default(),
             pair_hit: Default::default(),
@@ -945,7 +964,8 @@ impl Logic for RegFile {
         dff_setup!(
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
             snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam, pair_open,
-            pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r
+            pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt, fd_smr, fd_key,
+            fd_filt, fd_evtw, fd_wr0
         );
         // ---- Request decode -------------------------------------------------------------
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
@@ -1074,27 +1094,21 @@ impl Logic for RegFile {
         // EVTYPER and SMR write data, merged per PSTRB with the addressed register, and the
         // event decode of the EVTYPER value: cycle event, a lane event bit, or unsupported.
         self.evt_merged.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
+        // The event decode of the registered EVTYPER value (loaded one edge after the write).
         self.dec_sel.next = 0.into();
-        if (self.evt_merged.val() & self.event_mask.val()) == 0 {
+        if (self.fd_evt.q.val() & self.event_mask.val()) == 0 {
             self.dec_sel.next = self.cycle_sel.val();
         }
         for k in 0..self.lane_ev_id.len() {
-            if (self.evt_merged.val() & self.event_mask.val()) == self.lane_ev_id[k].val() {
+            if (self.fd_evt.q.val() & self.event_mask.val()) == self.lane_ev_id[k].val() {
                 self.dec_sel.next = self.lane_ev_sel[k].val();
             }
         }
         self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
-        // ---- Filter decode (10.4): the addressed counter's (CARE, VALUE, mode) after this write.
-        // An EVTYPER address and an SMR address select the same counter's other register (the
-        // arrays share their index bits; checked in `new`).
-        self.filt_evt.next = self.sel_evtyper.val();
-        if self.evt_in.val() {
-            self.filt_evt.next = self.evt_merged.val();
-        }
-        self.filt_x.next = self.sel_smr.val() & self.sid_all.val();
-        if self.smr_in.val() {
-            self.filt_x.next = self.smr_merged.val() & self.sid_all.val();
-        }
+        // ---- Filter decode (10.4): the (CARE, VALUE, mode) of the counter written at the
+        // previous edge, from its registered EVTYPER and SMR (`fd_*`).
+        self.filt_evt.next = self.fd_evt.q.val();
+        self.filt_x.next = self.fd_smr.q.val() & self.sid_all.val();
         self.filt_span.next = (self.filt_evt.val() & self.span_mask.val()).any();
         // ExactSID compares every implemented bit; with SPAN = 1 the lowest 0 bit of STREAMID and
         // every bit below it are ignored (x ^ (x + 1) is exactly those bits).
@@ -1111,11 +1125,7 @@ impl Logic for RegFile {
         // SCR.SO and ROOTCR.RLO).
         self.filt_mpam.next = self.mpam_on.val()
             & ((self.filt_evt.val() & (self.fpart_mask.val() | self.fpmg_mask.val())).any());
-        self.filt_m.next = self.sel_smr.val() & (self.partid_field.val() | self.pmg_field.val());
-        if self.smr_in.val() {
-            self.filt_m.next =
-                self.smr_merged.val() & (self.partid_field.val() | self.pmg_field.val());
-        }
+        self.filt_m.next = self.fd_smr.q.val() & (self.partid_field.val() | self.pmg_field.val());
         self.filt_mcare.next = 0.into();
         if self.filt_mpam.val() {
             self.filt_mcare.next = self.sp_lane_field.val();
@@ -1193,6 +1203,27 @@ impl Logic for RegFile {
         self.filt_wr0.next = self.wr_ok.val()
             & ((self.evt_in.val() & (self.evt_rel.val() == self.arr_key[0].val()))
                 | (self.smr_in.val() & (self.smr_rel.val() == self.arr_key[0].val())));
+        // Register the decode's inputs: the written counter's EVTYPER and SMR after this write
+        // (an EVTYPER address and an SMR address select the same counter's other register: the
+        // arrays share their index bits, checked in `new`).
+        self.fd_filt.d.next = self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val());
+        self.fd_evtw.d.next = self.wr_ok.val() & self.evt_in.val();
+        self.fd_wr0.d.next = self.filt_wr0.val();
+        if self.wr_ok.val() & self.evt_in.val() {
+            self.fd_evt.d.next = self.evt_merged.val();
+            self.fd_smr.d.next = self.sel_smr.val();
+            self.fd_key.d.next = self.evt_rel.val();
+        }
+        if self.wr_ok.val() & self.smr_in.val() {
+            self.fd_evt.d.next = self.sel_evtyper.val();
+            self.fd_smr.d.next = self.smr_merged.val();
+            self.fd_key.d.next = self.smr_rel.val();
+        }
+        if self.rst.val() {
+            self.fd_filt.d.next = false;
+            self.fd_evtw.d.next = false;
+            self.fd_wr0.d.next = false;
+        }
         // ---- Registered lanes -----------------------------------------------------------------
         for l in 0..self.lane_in.len() {
             self.lane_in[l].next = 0.into();
@@ -1371,14 +1402,15 @@ impl Logic for RegFile {
             self.wr_hi.next = false;
             self.wr_evt.next = false;
             self.wr_smr.next = false;
-            if self.wr_ok.val() {
+            // The registered decode of the previous edge's EVTYPER/SMR write.
+            if self.fd_filt.q.val() {
                 if self.global_filter.val() {
-                    self.filt_load.next = self.filt_wr0.val();
+                    self.filt_load.next = self.fd_wr0.q.val();
                 } else {
-                    self.filt_load.next = (self.evt_in.val()
-                        & (self.evt_rel.val() == self.arr_key[n].val()))
-                        | (self.smr_in.val() & (self.smr_rel.val() == self.arr_key[n].val()));
+                    self.filt_load.next = self.fd_key.q.val() == self.arr_key[n].val();
                 }
+            }
+            if self.wr_ok.val() {
                 self.wr_lo.next = self.evc_in.val()
                     & (!self.evc_hiword.val())
                     & (self.evc_rel.val() == self.evc_key[n].val());
@@ -1448,6 +1480,9 @@ impl Logic for RegFile {
             }
             if self.wr_evt.val() {
                 self.c_evtyper[n].d.next = self.evt_merged.val() & self.evtyper_wmask[n].val();
+            }
+            // The event selection follows one edge after the write, with the filter.
+            if self.fd_evtw.q.val() & (self.fd_key.q.val() == self.arr_key[n].val()) {
                 self.c_sel[n].d.next = self.dec_sel.val();
             }
             if self.wr_smr.val() {

@@ -491,6 +491,13 @@ pub struct Model {
     // ---- architectural state ----
     /// Register values of every slot not held elsewhere (see [`Kind`]).
     vals: Vec<u64>,
+    /// The match side's copy of `vals` for EVTYPERn and SMRn: what the event decode and the
+    /// filter registers hold. An EVTYPERn or SMRn write at edge t updates `vals` at t (reads see
+    /// it at once) and this copy at edge t+1 (the decode is registered: docs/behaviour.md
+    /// "Event lanes and counting", Reconfiguration).
+    match_vals: Vec<u64>,
+    /// The EVTYPERn or SMRn slot written at the previous edge, decoded at this one.
+    decode_pending: Option<usize>,
     counters: Vec<u64>,
     cnten: u64,
     inten: u64,
@@ -585,6 +592,12 @@ pub enum PlantedFault {
     /// The old MSI rule: a pending MSI is dropped at an edge with IRQEN = 0 in its cycle, and
     /// IRQ_CTRLACK does not wait for a pending MSI.
     DropPendingMsi,
+    /// A stale filter decode: an EVTYPERn/SMRn write reaches the registers (reads, OVFCAP) but
+    /// the match side keeps decoding the value from before the write.
+    StaleFilterDecode,
+    /// The decode of an EVTYPERn/SMRn write applied at the write's edge instead of one edge
+    /// later (the match side switching a cycle early: the registered decode forgotten).
+    EarlyFilterDecode,
 }
 
 /// An APB transfer as registered in its setup cycle (APB4 keeps these stable into the access).
@@ -763,6 +776,8 @@ impl Model {
             irq_ctrl_irqen_mask: map.mask(field::IRQ_CTRL_IRQEN),
             ack_irqen_mask: map.mask(field::IRQ_CTRLACK_IRQEN),
             vals: vec![0; slots.len()],
+            match_vals: vec![0; slots.len()],
+            decode_pending: None,
             slots,
             by_addr,
             by_id,
@@ -905,7 +920,10 @@ impl Model {
         self.inten = self.slots[self.by_id[&RegId::IntenSet0]].reset;
         self.ovs = self.slots[self.by_id[&RegId::OvsSet0]].reset;
         self.refresh_control();
+        self.match_vals.clone_from(&self.vals);
+        self.decode_pending = None;
         for n in 0..self.counters.len() {
+            self.set_ovfcap(n);
             self.redecode(n);
         }
         self.refilter_all();
@@ -956,16 +974,21 @@ impl Model {
         self.ack_irqen = field(RegId::IrqCtrlAck, self.ack_irqen_mask, self);
     }
 
-    /// Re-decodes counter n's EVTYPERn.EVENT into the counting masks.
-    fn redecode(&mut self, n: usize) {
+    /// 10.5.2.2 OVFCAP of counter n from EVTYPERn's storage (RES0 without capture: the field mask
+    /// is then 0); it acts from the write's edge (it is not part of the match-side decode).
+    fn set_ovfcap(&mut self, n: usize) {
         let bit = 1u64 << n;
-        let evtyper = self.vals[self.evtyper_slot[n]];
-        // 10.5.2.2 OVFCAP (RES0 without capture: the field mask is then 0).
-        if evtyper & self.ovfcap_field != 0 {
+        if self.vals[self.evtyper_slot[n]] & self.ovfcap_field != 0 {
             self.ovfcap_mask |= bit;
         } else {
             self.ovfcap_mask &= !bit;
         }
+    }
+
+    /// Re-decodes counter n's EVTYPERn.EVENT (the match side's copy) into the counting masks.
+    fn redecode(&mut self, n: usize) {
+        let bit = 1u64 << n;
+        let evtyper = self.match_vals[self.evtyper_slot[n]];
         let event = get(evtyper, self.event_field) as u16;
         let d = if event == CYCLE_EVENT {
             Decode::Cycles
@@ -1005,7 +1028,7 @@ impl Model {
     /// filter.
     fn fields_of(&self, n: usize) -> FilterFields {
         let (evtyper, smr) = self.filter_slots[n];
-        let (e, s, p) = (self.vals[evtyper], self.vals[smr], &self.pos);
+        let (e, s, p) = (self.match_vals[evtyper], self.match_vals[smr], &self.pos);
         FilterFields {
             span: e & p.span != 0,
             sec: e & p.sec != 0,
@@ -1150,23 +1173,12 @@ impl Model {
             Kind::Bitmap(Bitmap::Ovs) => self.ovs = merge(self.ovs),
             Kind::Evtyper(n) => {
                 self.vals[st] = merge(self.vals[st]);
-                self.redecode(n);
-                // 10.4: with the global filter, EVTYPER0's filter fields apply to every counter.
-                if self.global_filter && n == 0 {
-                    self.refilter_all();
-                } else {
-                    self.refilter(n);
-                }
+                self.set_ovfcap(n);
+                self.decode_pending = Some(s);
             }
-            Kind::Smr(n) => {
+            Kind::Smr(_) => {
                 self.vals[st] = merge(self.vals[st]);
-                // 10.5.2.4: SMR0 applies to every counter with the global filter (SMRn, n > 0,
-                // exist only with per-counter filters).
-                if self.global_filter {
-                    self.refilter_all();
-                } else {
-                    self.refilter(n);
-                }
+                self.decode_pending = Some(s);
             }
             Kind::Cr => {
                 self.vals[st] = merge(self.vals[st]);
@@ -1188,7 +1200,36 @@ impl Model {
             // triggered in Model::edge).
             Kind::Svr(_) | Kind::Capr => {}
         }
+        if self.fault == Some(PlantedFault::EarlyFilterDecode) {
+            if let Some(p) = self.decode_pending.take() {
+                self.apply_decode(p);
+            }
+        }
     }
+    /// The registered decode of the EVTYPERn or SMRn write of the previous edge (slot `s`): the
+    /// match side takes the new value, its event decode and filter.
+    fn apply_decode(&mut self, s: usize) {
+        if self.fault != Some(PlantedFault::StaleFilterDecode) {
+            self.match_vals[s] = self.vals[s];
+        }
+        match self.slots[s].kind {
+            Kind::Evtyper(n) => {
+                self.redecode(n);
+                // 10.4: with the global filter, EVTYPER0's filter fields apply to every counter.
+                if self.global_filter && n == 0 {
+                    self.refilter_all();
+                } else {
+                    self.refilter(n);
+                }
+            }
+            // 10.5.2.4: SMR0 applies to every counter with the global filter (SMRn, n > 0,
+            // exist only with per-counter filters).
+            Kind::Smr(_) if self.global_filter => self.refilter_all(),
+            Kind::Smr(n) => self.refilter(n),
+            _ => {}
+        }
+    }
+
     /// Adds `inc` to every counter of `set`; returns the counters that carried out.
     #[inline]
     fn add(&mut self, mut set: u64, inc: u64) -> u64 {
@@ -1380,6 +1421,11 @@ impl Model {
         let ovf = self.count(skip) | pair_ovf;
         let lanes_q = self.lanes_q;
         self.match_lanes(&lanes_q);
+        // The EVTYPERn/SMRn write of the previous edge reaches the match side at this edge
+        // (after this cycle's match and count, before this edge's write).
+        if let Some(s) = self.decode_pending.take() {
+            self.apply_decode(s);
+        }
         // 10.5.2.7 / 10.5.2.19: overflow of a counter with INTEN = 1 while IRQEN = 1 interrupts:
         // a qualifying overflow edge. It is registered at this edge and acted on (irq, MSI) at the
         // next (behaviour.md "Wired interrupt"): `irq` here is the previous edge's.
@@ -1859,14 +1905,17 @@ mod tests {
     }
 
     #[test]
-    fn evtyper_change_takes_effect_from_the_next_edge() {
+    fn evtyper_change_takes_effect_two_edges_after_the_write() {
         let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
         wr(&mut d, RegId::CntenSet0, 1);
         wr(&mut d, RegId::Cr, 1);
-        wr(&mut d, RegId::Evtyper(0), 0x80); // unsupported: stops counting after this edge
+        // Unsupported: decoded at the next edge, which still counts a cycle; nothing after.
+        wr(&mut d, RegId::Evtyper(0), 0x80);
         assert_eq!(d.dut.counter(0), 2);
+        d.idle(1);
+        assert_eq!(d.dut.counter(0), 3);
         d.idle(5);
-        assert_eq!(d.dut.counter(0), 2);
+        assert_eq!(d.dut.counter(0), 3);
     }
 
     #[test]
@@ -2409,10 +2458,12 @@ mod tests {
         wr(d, RegId::Cr, 1);
     }
 
-    /// Presents `lanes` for one cycle (then idle lanes for two more, so that the match stage is
-    /// matched and the match register counted) and returns each counter's increase over the
-    /// three edges.
+    /// After one idle cycle (so that an EVTYPER/SMR write just before is decoded), presents
+    /// `lanes` for one cycle (then idle lanes for two more, so that the match stage is matched
+    /// and the match register counted) and returns each counter's increase over those three
+    /// edges.
     fn hits(d: &mut Driver<Model>, lanes: &[LaneIn]) -> Vec<u64> {
+        d.idle(1);
         let before: Vec<u64> = d.dut.counters.clone();
         d.set_lanes(lanes);
         d.idle(1);
@@ -2812,7 +2863,7 @@ mod tests {
     }
 
     #[test]
-    fn filter_write_applies_to_events_from_its_access_cycle() {
+    fn filter_write_applies_to_events_from_the_cycle_after_its_access() {
         let mut d = drv(&cfg(&["counters=1", "counter_bits=32"])); // W = 16, Secure state
         let span = field(&d, RegId::Evtyper(0), "FILTER_SID_SPAN");
         let sec = field(&d, RegId::Evtyper(0), "FILTER_SEC_SID");
@@ -2824,62 +2875,63 @@ mod tests {
         assert_eq!(d.dut.counter(0), 0);
 
         // Events presented in cycle e are matched in cycle e+1 under the filter of cycle e+1 and
-        // counted at edge e+2: a write at edge s+1 (access cycle s+1) filters the events of
-        // cycle s+1 on. SMR0: the write's setup cycle s carries a matching event under the old
-        // filter; from cycle s+1 the new filter rejects them.
+        // counted at edge e+2. An SMR/EVTYPER write at edge t (access cycle t) is decoded at edge
+        // t+1: the events of cycles up to t keep the old filter, those from t+1 on take the new.
+        // SMR0 at t = s+1: cycles s and s+1 carry a matching event under the old filter.
         d.set_lanes(&[ev(1, 0x10, NSEC, false)]);
         wr(&mut d, RegId::Smr(0), 0x20);
         assert_eq!(d.dut.counter(0), 0, "cycle s is counted at edge s+2");
         d.idle(3);
         assert_eq!(
             d.dut.counter(0),
-            1,
-            "cycle s+1 is matched under the new filter"
+            2,
+            "cycles s and s+1 under the old filter, s+2 under the new"
         );
         // The new filter passes StreamID 0x20 from the cycle the lanes change.
         d.set_lanes(&[ev(1, 0x20, NSEC, false)]);
         d.idle(3); // cycles u..u+2 pass; edge u+2 counts cycle u
-        assert_eq!(d.dut.counter(0), 2);
-        // Cycles u+1 and u+2 are counted at edges s' and s'+1 (the write's); s' and u+2 are
-        // still matched under the old filter 0x20 (counted at s'+1 and s'+2).
+        assert_eq!(d.dut.counter(0), 3);
+        // Back to 0x10 at t' = u+4: cycles u+1, u+2 are counted at the write's edges u+3, u+4;
+        // u+3 and u+4 are still matched under 0x20 (counted at u+5, u+6), u+5 on not.
         wr(&mut d, RegId::Smr(0), 0x10);
-        assert_eq!(d.dut.counter(0), 4);
+        assert_eq!(d.dut.counter(0), 5);
         d.idle(3);
         assert_eq!(
             d.dut.counter(0),
-            5,
-            "nothing from the write's access cycle on"
+            7,
+            "nothing from the cycle after the write's access cycle on"
         );
         d.clear_lanes();
         d.idle(2);
-        assert_eq!(d.dut.counter(0), 5);
+        assert_eq!(d.dut.counter(0), 7);
 
-        // SCR.SO: SEC = 1 with SO = 0 counts Non-secure events only (SEC_EFF = 0).
+        // SCR.SO (a live control: from the write's access cycle on): SEC = 1 with SO = 0 counts
+        // Non-secure events only (SEC_EFF = 0). The EVTYPER0 write is decoded by cycle s.
         wr(&mut d, RegId::Evtyper(0), sec | 1);
         d.set_lanes(&[ev(1, 0x10, SEC, false)]);
         wr(&mut d, RegId::Scr, so | nsra); // cycle s: SO = 0, not counted; s+1 on: SO = 1
-        assert_eq!(d.dut.counter(0), 5);
-        d.idle(3); // edges s+3, s+4 count cycles s+1, s+2
         assert_eq!(d.dut.counter(0), 7);
+        d.idle(3); // edges s+3, s+4 count cycles s+1, s+2
+        assert_eq!(d.dut.counter(0), 9);
         d.clear_lanes();
         d.idle(2);
-        assert_eq!(d.dut.counter(0), 9);
+        assert_eq!(d.dut.counter(0), 11);
 
-        // EVTYPER0.FILTER_SID_SPAN: ExactSID 0xFFFF becomes AllSIDManySECSID.
+        // EVTYPER0.FILTER_SID_SPAN: ExactSID 0xFFFF becomes AllSIDManySECSID at t = s+1.
         wr(&mut d, RegId::Evtyper(0), 1);
         wr(&mut d, RegId::Smr(0), 0xFFFF);
         d.set_lanes(&[ev(1, 0x99, NSEC, false)]);
-        wr(&mut d, RegId::Evtyper(0), span | 1); // cycle s: ExactSID 0xFFFF rejects
-        assert_eq!(d.dut.counter(0), 9);
-        d.idle(3); // edges s+3, s+4 count cycles s+1, s+2
+        wr(&mut d, RegId::Evtyper(0), span | 1); // cycles s, s+1: ExactSID 0xFFFF rejects
         assert_eq!(d.dut.counter(0), 11);
-        // And back: cycles s+3, s+4 are counted at edges s' and s'+1 (this write's), s' is
-        // still matched under the match-all filter (counted at s'+2); from the access cycle on,
-        // ExactSID 0xFFFF rejects.
+        d.idle(3); // edge s+4 counts cycle s+2
+        assert_eq!(d.dut.counter(0), 12);
+        // And back at t' = s+6: cycles s+3, s+4 are counted at the write's edges s+5, s+6; s+5
+        // and s+6 are still matched under the match-all filter (counted at s+7, s+8); from s+7
+        // on ExactSID 0xFFFF rejects.
         wr(&mut d, RegId::Evtyper(0), 1);
-        assert_eq!(d.dut.counter(0), 13);
-        d.idle(3);
         assert_eq!(d.dut.counter(0), 14);
+        d.idle(3);
+        assert_eq!(d.dut.counter(0), 16);
     }
 
     #[test]
