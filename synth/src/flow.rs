@@ -138,7 +138,7 @@ pub const DEFAULT_SEED: u32 = SEEDS[0];
 /// utilisation"). Apart from `-mince`/`-minsrst` the step is Yosys 0.23's `map_ffs`.
 /// Measured over nextpnr seeds 1-3: 16x32 in the resource harness 5906 -> 5935 LC, MHz
 /// min / median 40.7 / 41.5 -> 40.9 / 42.8 (no worse, so the PMCG flow uses it); the 12x32 board
-/// build (fpga/, 37.5 MHz) 39.4 / 39.9 -> 37.6 / 38.4, which is why `board build` keeps plain
+/// build (fpga/, at the 37.5 MHz clock it then had) 39.4 / 39.9 -> 37.6 / 38.4, which is why `board build` keeps plain
 /// `synth_ice40` for now.
 pub fn synth_ice40_commands(top: &str, json: &str) -> String {
     format!(
