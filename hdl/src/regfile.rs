@@ -116,6 +116,8 @@ pub struct RegFile {
     lane_bit: Signal<Local, Bits<5>>,
     is_lane: Signal<Local, Bit>,
     is_cycle: Signal<Local, Bit>,
+    /// The counter being built is enabled in this cycle (CR.E and CNTEN[n]).
+    ctr_en: Signal<Local, Bit>,
     wr_lo: Signal<Local, Bit>,
     wr_hi: Signal<Local, Bit>,
     wr_evt: Signal<Local, Bit>,
@@ -227,6 +229,8 @@ pub struct RegFile {
     /// Split 64-bit counter writes (docs/behaviour.md): the pair register (open, the counter's
     /// element offset, base B = its high part at the low write).
     pair_open: DFF<Bit>,
+    pair_key: DFF<Bits<32>>,
+    pair_base: DFF<Bits<32>>,
     /// The registered filter and event decode (docs/behaviour.md "Event lanes and counting",
     /// Reconfiguration): an EVTYPERn/SMRn write at edge t registers the counter's EVTYPER and SMR
     /// after the write, its element offset and which loads are due; edge t+1 loads the decoded
@@ -240,8 +244,6 @@ pub struct RegFile {
     fd_filt: DFF<Bit>,
     fd_evtw: DFF<Bit>,
     fd_wr0: DFF<Bit>,
-    pair_key: DFF<Bits<32>>,
-    pair_base: DFF<Bits<32>>,
     /// This access is the paired high write; H (merged with B per PSTRB), c = carries between
     /// the halves, the rebased high part H + c, whether H + c wrapped, and whether it is all ones.
     pair_hit: Signal<Local, Bit>,
@@ -762,6 +764,7 @@ impl RegFile {
             lane_bit: Default::default(),
             is_lane: Default::default(),
             is_cycle: Default::default(),
+            ctr_en: Default::default(),
             wr_lo: Default::default(),
             wr_hi: Default::default(),
             wr_evt: Default::default(),
@@ -960,6 +963,9 @@ impl RegFile {
 
 impl Logic for RegFile {
     #[hdl_gen]
+    // hdl_gen has no `&&`: an index compare that only a strobe's cycle should pay for is a nested
+    // `if` (the native simulation evaluates both sides of `&`).
+    #[allow(clippy::collapsible_if)]
     fn update(&mut self) {
         dff_setup!(
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
@@ -1377,8 +1383,9 @@ impl Logic for RegFile {
             // The match register, loaded while the counter is enabled (CR.E and CNTEN[n] of
             // this cycle; a reset edge clears it). The counter adds it at the next edge, or 1
             // per cycle under event 0 of this cycle while enabled.
+            self.ctr_en.next = self.cr_e.val() & self.cnten.q.val().get_bit(n);
             self.c_match[n].d.next = 0.into();
-            if self.cr_e.val() & self.cnten.q.val().get_bit(n) {
+            if self.ctr_en.val() {
                 self.c_match[n].d.next = self.m_sum.val();
             }
             if self.rst.val() {
@@ -1387,7 +1394,7 @@ impl Logic for RegFile {
             self.count.next = self.c_match[n].q.val();
             if self.is_cycle.val() {
                 self.count.next = 0.into();
-                if self.cr_e.val() & self.cnten.q.val().get_bit(n) {
+                if self.ctr_en.val() {
                     self.count.next = self.one.val();
                 }
             }
@@ -1481,9 +1488,12 @@ impl Logic for RegFile {
             if self.wr_evt.val() {
                 self.c_evtyper[n].d.next = self.evt_merged.val() & self.evtyper_wmask[n].val();
             }
-            // The event selection follows one edge after the write, with the filter.
-            if self.fd_evtw.q.val() & (self.fd_key.q.val() == self.arr_key[n].val()) {
-                self.c_sel[n].d.next = self.dec_sel.val();
+            // The event selection follows one edge after the write, with the filter (the index
+            // compare nested under the strobe: the native simulation runs it only then).
+            if self.fd_evtw.q.val() {
+                if self.fd_key.q.val() == self.arr_key[n].val() {
+                    self.c_sel[n].d.next = self.dec_sel.val();
+                }
             }
             if self.wr_smr.val() {
                 self.c_smr[n].d.next = self.smr_merged.val() & self.smr_wmask[n].val();
