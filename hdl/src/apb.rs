@@ -7,13 +7,16 @@
 //!     └─ setup (PSEL & !PENABLE) ──► setup registers: rd / wr, addr, wdata, strb, ns
 //!                                        │
 //!              access cycle (the next) ◄─┘ req_rd / req_wr + request   (registers only)
-//!   (PRDATA is the register file's read data of the access cycle, wired by the top block)
-//!   PREADY = 1 (no wait states), PSLVERR = 0 (every location is RAZ/WI, RO or RW)
+//!   (PRDATA is the register file's read data, wired by the top block)
+//!   PREADY = 0 in a read's first access cycle (one wait state: the register file's read mux
+//!   is two stages), else 1; PSLVERR = 0 (every location is RAZ/WI, RO or RW)
 //! ```
 //! The request is registered at the setup edge, so nothing downstream of this block depends on a
 //! live bus input: APB4 keeps PADDR, PWRITE, PWDATA, PSTRB and PPROT stable from setup to access,
-//! and an access cycle always follows a setup cycle. A read is performed, and a write takes effect,
-//! at the edge that ends the access cycle; PRDATA is valid in the access cycle (no wait states).
+//! and an access cycle always follows a setup cycle. A write takes effect at the edge that ends its
+//! access cycle (no wait state). A read is performed in its first access cycle (the register file
+//! registers its first read-mux stage at that edge) and completes in the second, with PREADY = 1
+//! and PRDATA valid (docs/behaviour.md "APB4 completer").
 //! Keeping live inputs out of the register file also keeps the Verilator model's input-evaluation
 //! pass small (README, design notes).
 
@@ -76,7 +79,8 @@ impl Logic for ApbCompleter {
         self.req_strb.next = self.strb_r.q.val();
         self.req_ns.next = self.ns_r.q.val();
         self.req_root.next = self.root_r.q.val();
-        self.pready.next = true;
+        // One wait state for reads: PREADY is low in the access cycle that performs a read.
+        self.pready.next = !self.setup_rd.q.val();
         self.pslverr.next = false;
     }
 }

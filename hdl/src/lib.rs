@@ -13,6 +13,7 @@
 //! ```
 pub mod apb;
 pub mod bitpack;
+pub mod decode;
 pub mod msi;
 pub mod regfile;
 pub mod top;

@@ -36,6 +36,7 @@
 
 use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
+use crate::decode::AddrDecode;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
@@ -55,6 +56,8 @@ pub struct RegFile {
     pub req_ns: Signal<In, Bit>,
     /// The access is Root (APB5 PNSE = 1, PPROT[1] = 0; only with Realm).
     pub req_root: Signal<In, Bit>,
+    /// The live PADDR: only the address decoder's setup-cycle registers see it.
+    pub paddr: Signal<In, Bits<32>>,
     /// The lane inputs of the previous cycle (registered by the top block: the match stage).
     pub lane_valid: Vec<Signal<In, Bit>>,
     pub lane_events: Vec<Signal<In, Bits<32>>>,
@@ -128,26 +131,28 @@ pub struct RegFile {
     lo_next: Signal<Local, Bits<32>>,
     ovf: Signal<Local, Bit>,
     ovf_pack: BitPack,
+    /// The request's address, decoded in its setup cycle (one-hot selects).
+    dec: AddrDecode,
+    /// The read mux: stage 1's word (combinational), its register, the pending carry still to
+    /// add to a high part, and the read's completion (stage 2's cycle).
+    rd_word: Signal<Local, Bits<32>>,
+    rq_word: DFF<Bits<32>>,
+    rq_add: DFF<Bit>,
+    rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
     wide: Constant<Bit>,
     hi_max: Constant<Bits<32>>,
     bitmap_mask: Constant<Bits<64>>,
-    cr_addr: Constant<Bits<32>>,
     cr_wmask: Constant<Bits<32>>,
     cr_reset: Constant<Bits<32>>,
     cr_e_mask: Constant<Bits<32>>,
-    scr_addr: Constant<Bits<32>>,
     scr_wmask: Constant<Bits<32>>,
     scr_reset: Constant<Bits<32>>,
     scr_nsra_mask: Constant<Bits<32>>,
-    scr_alias_addr: Constant<Bits<32>>,
-    rootcr_addr: Constant<Bits<32>>,
     rootcr_wmask: Constant<Bits<32>>,
     rootcr_reset: Constant<Bits<32>>,
-    s_mpamidr_addr: Constant<Bits<32>>,
     s_mpamidr_val: Constant<Bits<32>>,
-    irq_ctrl_addr: Constant<Bits<32>>,
     irq_ctrl_wmask: Constant<Bits<32>>,
     irq_ctrl_reset: Constant<Bits<32>>,
     cfg0_reset: Constant<Bits<32>>,
@@ -157,57 +162,20 @@ pub struct RegFile {
     cnten_reset: Constant<Bits<64>>,
     inten_reset: Constant<Bits<64>>,
     ovs_reset: Constant<Bits<64>>,
-    irq_ack_addr: Constant<Bits<32>>,
     irqen_mask: Constant<Bits<32>>,
-    cfg0_addr: Constant<Bits<32>>,
-    cfg0_hi_addr: Constant<Bits<32>>,
     cfg0_wmask: Constant<Bits<32>>,
     cfg0_hi_wmask: Constant<Bits<32>>,
-    cfg1_addr: Constant<Bits<32>>,
     cfg1_wmask: Constant<Bits<32>>,
-    cfg2_addr: Constant<Bits<32>>,
     cfg2_wmask: Constant<Bits<32>>,
-    cntenset_addr: Constant<Bits<32>>,
-    cntenset_hi_addr: Constant<Bits<32>>,
-    cntenclr_addr: Constant<Bits<32>>,
-    cntenclr_hi_addr: Constant<Bits<32>>,
-    intenset_addr: Constant<Bits<32>>,
-    intenset_hi_addr: Constant<Bits<32>>,
-    intenclr_addr: Constant<Bits<32>>,
-    intenclr_hi_addr: Constant<Bits<32>>,
-    ovsset_addr: Constant<Bits<32>>,
-    ovsset_hi_addr: Constant<Bits<32>>,
-    ovsclr_addr: Constant<Bits<32>>,
-    ovsclr_hi_addr: Constant<Bits<32>>,
-    /// Array regions: base, region mask (~(extent - 1)), offset mask (extent - 1).
-    evc_base: Constant<Bits<32>>,
-    evc_region: Constant<Bits<32>>,
-    evt_base: Constant<Bits<32>>,
-    evt_region: Constant<Bits<32>>,
-    evt_offset: Constant<Bits<32>>,
-    smr_base: Constant<Bits<32>>,
-    smr_region: Constant<Bits<32>>,
-    smr_offset: Constant<Bits<32>>,
-    /// Implemented counters and SMRs.
-    /// Element offsets (word address & region offset mask): the limits of the implemented
-    /// elements, and the EVCNTR offset mask without the high-word bit of 64-bit counters.
-    evc_lim: Constant<Bits<32>>,
-    evt_lim: Constant<Bits<32>>,
-    smr_lim: Constant<Bits<32>>,
+    /// The EVCNTR element offset mask (without the high-word bit of 64-bit counters): the pair
+    /// register's key.
     evc_rel_mask: Constant<Bits<32>>,
     event_mask: Constant<Bits<32>>,
-    /// Counter n's element offset in the EVCNTR array (its stride is 4 or 8 bytes).
-    evc_key: Vec<Constant<Bits<32>>>,
-    /// Counter n's element offset in the 4-byte arrays (EVTYPERn, SMRn).
-    arr_key: Vec<Constant<Bits<32>>>,
     /// Lane event table: event number and its decode (its bit in the lane event vector).
     lane_ev_id: Vec<Constant<Bits<32>>>,
     lane_ev_sel: Vec<Constant<Bits<7>>>,
     /// The event decode of event 0.
     cycle_sel: Constant<Bits<7>>,
-    /// Constant read-only words (CFGR, IIDR, CEID0/1, AIDR, ID registers).
-    ro_addr: Vec<Constant<Bits<32>>>,
-    ro_val: Vec<Constant<Bits<32>>>,
     // State.
     cr: DFF<Bits<32>>,
     scr: DFF<Bits<32>>,
@@ -238,10 +206,11 @@ pub struct RegFile {
     /// the filter decode are not one path.
     fd_evt: DFF<Bits<32>>,
     fd_smr: DFF<Bits<32>>,
-    fd_key: DFF<Bits<32>>,
     /// A filter load is due (any EVTYPER/SMR write), an event-selection load (EVTYPER), and the
     /// write was EVTYPER0/SMR0 (the global filter's).
     fd_filt: DFF<Bit>,
+    /// The written counter's element select (one-hot, `AddrDecode::arr_sel`).
+    fd_sel: DFF<Bits<64>>,
     fd_evtw: DFF<Bit>,
     fd_wr0: DFF<Bit>,
     /// This access is the paired high write; H (merged with B per PSTRB), c = carries between
@@ -260,16 +229,11 @@ pub struct RegFile {
     s_pend: Vec<DFF<Bit>>,
     capture_impl: Constant<Bit>,
     gmpam: DFF<Bits<32>>,
-    gmpam_addr: Constant<Bits<32>>,
     gmpam_wmask: Constant<Bits<32>>,
     msi_impl: Constant<Bit>,
-    capr_addr: Constant<Bits<32>>,
     ovfcap_mask: Constant<Bits<32>>,
     nsmsi_mask: Constant<Bits<32>>,
-    irq_status_addr: Constant<Bits<32>>,
     abt_mask: Constant<Bits<32>>,
-    svr_base: Constant<Bits<32>>,
-    svr_region: Constant<Bits<32>>,
     ctrl_next: Signal<Local, Bits<32>>,
     irq_en: Signal<Local, Bit>,
     qual: Signal<Local, Bit>,
@@ -309,9 +273,7 @@ pub struct RegFile {
     evc_in: Signal<Local, Bit>,
     evc_rel: Signal<Local, Bits<32>>,
     evc_hiword: Signal<Local, Bit>,
-    evt_rel: Signal<Local, Bits<32>>,
     evt_in: Signal<Local, Bit>,
-    smr_rel: Signal<Local, Bits<32>>,
     smr_in: Signal<Local, Bit>,
     evt_merged: Signal<Local, Bits<32>>,
     smr_merged: Signal<Local, Bits<32>>,
@@ -538,36 +500,8 @@ impl RegFile {
     pub fn new(cfg: &PmcgConfig) -> Self {
         let map = RegisterMap::new(cfg);
         let n = cfg.counters as usize;
-        let addr = |id| map.get(id).map(|r| r.addr as u64).unwrap_or(ABSENT);
-        let addr_hi = |id| map.get(id).map(|r| r.addr as u64 + 4).unwrap_or(ABSENT);
         let wmask = |id| map.get(id).map(|r| r.mask_of(Access::RW)).unwrap_or(0);
         let reset = |id| map.get(id).map(|r| r.reset()).unwrap_or(0);
-        // Registers whose value is a configuration constant.
-        let mut ro_addr = Vec::new();
-        let mut ro_val = Vec::new();
-        for r in &map.regs {
-            let constant = matches!(
-                r.id,
-                RegId::Cfgr
-                    | RegId::Iidr
-                    | RegId::Ceid0
-                    | RegId::Ceid1
-                    | RegId::Aidr
-                    | RegId::Mpamidr
-                    | RegId::PmDevArch
-                    | RegId::PmDevType
-                    | RegId::Pidr(_)
-                    | RegId::Cidr(_)
-            );
-            if constant {
-                ro_addr.push(c32(r.addr as u64));
-                ro_val.push(c32(r.reset() & 0xFFFF_FFFF));
-                if r.bits == 64 {
-                    ro_addr.push(c32(r.addr as u64 + 4));
-                    ro_val.push(c32(r.reset() >> 32));
-                }
-            }
-        }
         let event_field = map
             .reg(RegId::Evtyper(0))
             .field("EVENT")
@@ -717,6 +651,13 @@ impl RegFile {
             filt_care_l: Default::default(),
             filt_wr0: Default::default(),
             rd_data: Default::default(),
+            paddr: Default::default(),
+            fd_sel: Default::default(),
+            dec: AddrDecode::new(cfg),
+            rd_word: Default::default(),
+            rq_word: Default::default(),
+            rq_add: Default::default(),
+            rq_done: Default::default(),
             irq: Default::default(),
             c_lo: (0..n).map(|_| Default::default()).collect(),
             c_hi: (0..n).map(|_| Default::default()).collect(),
@@ -779,21 +720,15 @@ impl RegFile {
             wide: Constant::new(cfg.wide_counters()),
             hi_max: c32(cfg.counter_mask() >> 32),
             bitmap_mask: Constant::new(cfg.counter_bitmap().into()),
-            cr_addr: c32(addr(RegId::Cr)),
             cr_wmask: c32(wmask(RegId::Cr)),
             cr_reset: c32(reset(RegId::Cr)),
             cr_e_mask: c32(map.mask(field::CR_E)),
-            scr_addr: c32(addr(RegId::Scr)),
             scr_wmask: c32(wmask(RegId::Scr)),
             scr_reset: c32(reset(RegId::Scr)),
             scr_nsra_mask: c32(map.mask(field::SCR_NSRA)),
-            scr_alias_addr: c32(addr(RegId::ScrAlias)),
-            rootcr_addr: c32(addr(RegId::Rootcr)),
             rootcr_wmask: c32(wmask(RegId::Rootcr)),
             rootcr_reset: c32(reset(RegId::Rootcr)),
-            s_mpamidr_addr: c32(addr(RegId::SMpamidr)),
             s_mpamidr_val: c32(reset(RegId::SMpamidr)),
-            irq_ctrl_addr: c32(addr(RegId::IrqCtrl)),
             irq_ctrl_wmask: c32(wmask(RegId::IrqCtrl)),
             irq_ctrl_reset: c32(reset(RegId::IrqCtrl)),
             cfg0_reset: c32(reset(RegId::IrqCfg0) & 0xFFFF_FFFF),
@@ -803,50 +738,18 @@ impl RegFile {
             cnten_reset: Constant::new(reset(RegId::CntenSet0).into()),
             inten_reset: Constant::new(reset(RegId::IntenSet0).into()),
             ovs_reset: Constant::new(reset(RegId::OvsSet0).into()),
-            irq_ack_addr: c32(addr(RegId::IrqCtrlAck)),
             irqen_mask: c32(map.mask(field::IRQ_CTRL_IRQEN)),
-            cfg0_addr: c32(addr(RegId::IrqCfg0)),
-            cfg0_hi_addr: c32(addr_hi(RegId::IrqCfg0)),
             cfg0_wmask: c32(wmask(RegId::IrqCfg0) & 0xFFFF_FFFF),
             cfg0_hi_wmask: c32(wmask(RegId::IrqCfg0) >> 32),
-            cfg1_addr: c32(addr(RegId::IrqCfg1)),
             cfg1_wmask: c32(wmask(RegId::IrqCfg1)),
-            cfg2_addr: c32(addr(RegId::IrqCfg2)),
             cfg2_wmask: c32(wmask(RegId::IrqCfg2)),
-            cntenset_addr: c32(addr(RegId::CntenSet0)),
-            cntenset_hi_addr: c32(addr_hi(RegId::CntenSet0)),
-            cntenclr_addr: c32(addr(RegId::CntenClr0)),
-            cntenclr_hi_addr: c32(addr_hi(RegId::CntenClr0)),
-            intenset_addr: c32(addr(RegId::IntenSet0)),
-            intenset_hi_addr: c32(addr_hi(RegId::IntenSet0)),
-            intenclr_addr: c32(addr(RegId::IntenClr0)),
-            intenclr_hi_addr: c32(addr_hi(RegId::IntenClr0)),
-            ovsset_addr: c32(addr(RegId::OvsSet0)),
-            ovsset_hi_addr: c32(addr_hi(RegId::OvsSet0)),
-            ovsclr_addr: c32(addr(RegId::OvsClr0)),
-            ovsclr_hi_addr: c32(addr_hi(RegId::OvsClr0)),
-            evc_base: c32(map.array_base(RegId::Evcntr(0)) as u64),
-            evc_region: c32(!(map.array_extent(RegId::Evcntr(0)) as u64 - 1) & 0xFFFF_FFFF),
-            evt_base: c32(map.array_base(RegId::Evtyper(0)) as u64),
-            evt_region: c32(!(map.array_extent(RegId::Evtyper(0)) as u64 - 1) & 0xFFFF_FFFF),
-            evt_offset: c32(map.array_extent(RegId::Evtyper(0)) as u64 - 1),
-            smr_base: c32(map.array_base(RegId::Smr(0)) as u64),
-            smr_region: c32(!(map.array_extent(RegId::Smr(0)) as u64 - 1) & 0xFFFF_FFFF),
-            smr_offset: c32(map.array_extent(RegId::Smr(0)) as u64 - 1),
-            evc_lim: c32(cfg.counters as u64 * evc_stride),
-            evt_lim: c32(cfg.counters as u64 * 4),
-            smr_lim: c32(smr_count * 4),
             evc_rel_mask: c32((map.array_extent(RegId::Evcntr(0)) as u64 - 1) & !(evc_stride - 1)),
             event_mask: c32(event_field.mask()),
-            evc_key: (0..n).map(|i| c32(i as u64 * evc_stride)).collect(),
-            arr_key: (0..n).map(|i| c32(i as u64 * 4)).collect(),
             lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
             lane_ev_sel: (0..lane_ids.len())
                 .map(|k| Constant::new(event_sel(false, true, k as u32).into()))
                 .collect(),
             cycle_sel: Constant::new(event_sel(true, false, 0).into()),
-            ro_addr,
-            ro_val,
             cr: Default::default(),
             scr: Default::default(),
             rootcr: Default::default(),
@@ -866,7 +769,6 @@ impl RegFile {
             pair_open: Default::default(),
             fd_evt: Default::default(),
             fd_smr: Default::default(),
-            fd_key: Default::default(),
             fd_filt: Default::default(),
             fd_evtw: Default::default(),
             fd_wr0: Default::default(),
@@ -886,17 +788,12 @@ impl RegFile {
             s_pend: (0..n).map(|_| Default::default()).collect(),
             capture_impl: Constant::new(cfg.capture),
             gmpam: Default::default(),
-            gmpam_addr: c32(addr(RegId::Gmpam)),
             gmpam_wmask: c32(wmask(RegId::Gmpam)),
             msi_mpam: Default::default(),
             msi_impl: Constant::new(cfg.msi),
-            capr_addr: c32(addr(RegId::Capr)),
             ovfcap_mask: c32(map.mask(field::EVTYPER_OVFCAP)),
             nsmsi_mask: c32(map.mask(field::SCR_NSMSI)),
-            irq_status_addr: c32(addr(RegId::IrqStatus)),
             abt_mask: c32(map.mask(field::IRQ_STATUS_IRQ_ABT)),
-            svr_base: c32(map.array_base(RegId::Svr(0)) as u64),
-            svr_region: c32(!(map.array_extent(RegId::Svr(0)) as u64 - 1) & 0xFFFF_FFFF),
             ctrl_next: Default::default(),
             irq_en: Default::default(),
             qual: Default::default(),
@@ -939,9 +836,7 @@ impl RegFile {
             evc_in: Default::default(),
             evc_rel: Default::default(),
             evc_hiword: Default::default(),
-            evt_rel: Default::default(),
             evt_in: Default::default(),
-            smr_rel: Default::default(),
             smr_in: Default::default(),
             evt_merged: Default::default(),
             smr_merged: Default::default(),
@@ -970,13 +865,14 @@ impl Logic for RegFile {
         dff_setup!(
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
             snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam, pair_open,
-            pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt, fd_smr, fd_key,
-            fd_filt, fd_evtw, fd_wr0
+            pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt, fd_smr, fd_sel,
+            fd_filt, fd_evtw, fd_wr0, rq_word, rq_add, rq_done
         );
         // ---- Request decode -------------------------------------------------------------
+        self.dec.clock.next = self.clock.val();
+        self.dec.paddr.next = self.paddr.val();
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
-        self.at_scr.next = (self.word_addr.val() == self.scr_addr.val())
-            | (self.word_addr.val() == self.scr_alias_addr.val());
+        self.at_scr.next = self.dec.scr.val();
         // 10.6 / SCR.NSRA: with Secure state, NSRA = 0 makes every Non-secure access RAZ/WI.
         self.blocked.next = self.secure_impl.val()
             & self.req_ns.val()
@@ -1003,23 +899,14 @@ impl Logic for RegFile {
         self.wbits.next = self.req_wdata.val() & self.bmask.val();
         self.w64_lo.next = bit_cast::<64, 32>(self.wbits.val()) & self.bitmap_mask.val();
         self.w64_hi.next = (bit_cast::<64, 32>(self.wbits.val()) << 32) & self.bitmap_mask.val();
-        // Array regions: each base is aligned to its extent, so an element's offset is address
-        // bits and the region test a masked compare (no subtraction on the address path). The
-        // offsets are compared unshifted (a shift simulates through BigUint in rust-hdl).
+        // Array regions and element selects come decoded from the setup cycle (`AddrDecode`).
+        // The EVCNTR element offset is kept for the pair register's compare.
         self.evc_rel.next = self.word_addr.val() & self.evc_rel_mask.val();
-        self.evc_hiword.next = self.wide.val() & self.word_addr.val().get_bit(2);
-        self.evc_in.next = ((self.word_addr.val() & self.evc_region.val()) == self.evc_base.val())
-            & (self.evc_rel.val() < self.evc_lim.val());
-        // SVRn: the same strides and extent as EVCNTRn (10.5.1), so the same element offset.
-        self.svr_in.next = self.capture_impl.val()
-            & ((self.word_addr.val() & self.svr_region.val()) == self.svr_base.val())
-            & (self.evc_rel.val() < self.evc_lim.val());
-        self.evt_rel.next = self.word_addr.val() & self.evt_offset.val();
-        self.evt_in.next = ((self.word_addr.val() & self.evt_region.val()) == self.evt_base.val())
-            & (self.evt_rel.val() < self.evt_lim.val());
-        self.smr_rel.next = self.word_addr.val() & self.smr_offset.val();
-        self.smr_in.next = ((self.word_addr.val() & self.smr_region.val()) == self.smr_base.val())
-            & (self.smr_rel.val() < self.smr_lim.val());
+        self.evc_hiword.next = self.dec.hiword.val();
+        self.evc_in.next = self.dec.evc_in.val();
+        self.svr_in.next = self.dec.svr_in.val();
+        self.evt_in.next = self.dec.evt_in.val();
+        self.smr_in.next = self.dec.smr_in.val();
         // The addressed counter's registers (for reads and for PSTRB merges), only needed in an
         // access cycle (skipping the mux otherwise saves simulation time, not logic).
         self.sel_lo.next = 0.into();
@@ -1034,7 +921,7 @@ impl Logic for RegFile {
             for n in 0..self.c_lo.len() {
                 // EVCNTRn and SVRn share strides and offsets (the same element offset): one compare
                 // selects both.
-                if self.evc_rel.val() == self.evc_key[n].val() {
+                if self.dec.evc_sel.val().get_bit(n) {
                     self.sel_lo.next = self.c_lo[n].q.val();
                     self.sel_hi.next = self.c_hi[n].q.val();
                     self.sel_pend.next = self.c_pend[n].q.val();
@@ -1044,7 +931,7 @@ impl Logic for RegFile {
                 }
                 // EVTYPERn and SMRn share their index bits (checked in `new`): one compare
                 // selects both.
-                if self.evt_rel.val() == self.arr_key[n].val() {
+                if self.dec.arr_sel.val().get_bit(n) {
                     self.sel_evtyper.next = self.c_evtyper[n].q.val();
                     self.sel_smr.next = self.c_smr[n].q.val();
                 }
@@ -1207,8 +1094,8 @@ impl Logic for RegFile {
             self.na_ok.next = self.root_nao.val() & (self.so.val() | self.scr_nao.val());
         }
         self.filt_wr0.next = self.wr_ok.val()
-            & ((self.evt_in.val() & (self.evt_rel.val() == self.arr_key[0].val()))
-                | (self.smr_in.val() & (self.smr_rel.val() == self.arr_key[0].val())));
+            & ((self.evt_in.val() & self.dec.arr_sel.val().get_bit(0))
+                | (self.smr_in.val() & self.dec.arr_sel.val().get_bit(0)));
         // Register the decode's inputs: the written counter's EVTYPER and SMR after this write
         // (an EVTYPER address and an SMR address select the same counter's other register: the
         // arrays share their index bits, checked in `new`).
@@ -1218,12 +1105,12 @@ impl Logic for RegFile {
         if self.wr_ok.val() & self.evt_in.val() {
             self.fd_evt.d.next = self.evt_merged.val();
             self.fd_smr.d.next = self.sel_smr.val();
-            self.fd_key.d.next = self.evt_rel.val();
+            self.fd_sel.d.next = self.dec.arr_sel.val();
         }
         if self.wr_ok.val() & self.smr_in.val() {
             self.fd_evt.d.next = self.sel_evtyper.val();
             self.fd_smr.d.next = self.smr_merged.val();
-            self.fd_key.d.next = self.smr_rel.val();
+            self.fd_sel.d.next = self.dec.arr_sel.val();
         }
         if self.rst.val() {
             self.fd_filt.d.next = false;
@@ -1414,20 +1301,17 @@ impl Logic for RegFile {
                 if self.global_filter.val() {
                     self.filt_load.next = self.fd_wr0.q.val();
                 } else {
-                    self.filt_load.next = self.fd_key.q.val() == self.arr_key[n].val();
+                    self.filt_load.next = self.fd_sel.q.val().get_bit(n);
                 }
             }
             if self.wr_ok.val() {
                 self.wr_lo.next = self.evc_in.val()
                     & (!self.evc_hiword.val())
-                    & (self.evc_rel.val() == self.evc_key[n].val());
-                self.wr_hi.next = self.evc_in.val()
-                    & self.evc_hiword.val()
-                    & (self.evc_rel.val() == self.evc_key[n].val());
-                self.wr_evt.next =
-                    self.evt_in.val() & (self.evt_rel.val() == self.arr_key[n].val());
-                self.wr_smr.next =
-                    self.smr_in.val() & (self.smr_rel.val() == self.arr_key[n].val());
+                    & (self.dec.evc_sel.val().get_bit(n));
+                self.wr_hi.next =
+                    self.evc_in.val() & self.evc_hiword.val() & (self.dec.evc_sel.val().get_bit(n));
+                self.wr_evt.next = self.evt_in.val() & self.dec.arr_sel.val().get_bit(n);
+                self.wr_smr.next = self.smr_in.val() & self.dec.arr_sel.val().get_bit(n);
             }
             self.f_care[n].d.next = self.f_care[n].q.val();
             self.f_value[n].d.next = self.f_value[n].q.val();
@@ -1491,7 +1375,7 @@ impl Logic for RegFile {
             // The event selection follows one edge after the write, with the filter (the index
             // compare nested under the strobe: the native simulation runs it only then).
             if self.fd_evtw.q.val() {
-                if self.fd_key.q.val() == self.arr_key[n].val() {
+                if self.fd_sel.q.val().get_bit(n) {
                     self.c_sel[n].d.next = self.dec_sel.val();
                 }
             }
@@ -1520,9 +1404,7 @@ impl Logic for RegFile {
         // counters' q at the next edge, and reads see the counters meanwhile. -----
         self.capt_ack_r.d.next = self.capture_impl.val() & self.capt_req.val();
         self.cap_now.next = self.capture_impl.val()
-            & ((self.wr_ok.val()
-                & (self.word_addr.val() == self.capr_addr.val())
-                & self.wbits.val().get_bit(0))
+            & ((self.wr_ok.val() & self.dec.capr.val() & self.wbits.val().get_bit(0))
                 | (self.capt_req.val() & (!self.capt_ack_r.q.val())));
         self.cap_r.d.next = self.cap_now.val() & (!self.rst.val());
         self.ovf_cap_r.d.next = 0.into();
@@ -1549,7 +1431,7 @@ impl Logic for RegFile {
         }
         self.export_r.d.next = self.ovf_vec.val();
         // ---- Control registers (writable bits and resets from the register map) ----------------
-        if self.wr_ok.val() & (self.word_addr.val() == self.cr_addr.val()) {
+        if self.wr_ok.val() & self.dec.cr.val() {
             self.cr.d.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.cr_wmask.val());
         }
@@ -1559,15 +1441,14 @@ impl Logic for RegFile {
                 | (self.wbits.val() & self.scr_wmask.val());
         }
         // ROOTCR: only a Root access writes it (10.5.2.18); RO for the others.
-        if self.wr_ok.val() & self.req_root.val() & (self.word_addr.val() == self.rootcr_addr.val())
-        {
+        if self.wr_ok.val() & self.req_root.val() & self.dec.rootcr.val() {
             self.rootcr.d.next = (self.rootcr.q.val()
                 & (!(self.rootcr_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.rootcr_wmask.val());
         }
         // IRQ_CTRL; the MSI master derives IRQ_CTRLACK from its value after this edge.
         self.ctrl_next.next = self.irq_ctrl.q.val();
-        if self.wr_ok.val() & (self.word_addr.val() == self.irq_ctrl_addr.val()) {
+        if self.wr_ok.val() & self.dec.irq_ctrl.val() {
             self.ctrl_next.next = (self.irq_ctrl.q.val()
                 & (!(self.irq_ctrl_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.irq_ctrl_wmask.val());
@@ -1581,63 +1462,63 @@ impl Logic for RegFile {
         self.irq_en.next = (self.irq_ctrl.q.val() & self.irqen_mask.val()).any();
         self.guarded.next = self.irq_en.val() | self.irq_ack.val();
         if self.wr_ok.val() & (!self.guarded.val()) {
-            if self.word_addr.val() == self.cfg0_addr.val() {
+            if self.dec.cfg0.val() {
                 self.cfg0.d.next = (self.cfg0.q.val()
                     & (!(self.cfg0_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg0_wmask.val());
             }
-            if self.word_addr.val() == self.cfg0_hi_addr.val() {
+            if self.dec.cfg0_hi.val() {
                 self.cfg0_hi.d.next = (self.cfg0_hi.q.val()
                     & (!(self.cfg0_hi_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg0_hi_wmask.val());
             }
-            if self.word_addr.val() == self.cfg1_addr.val() {
+            if self.dec.cfg1.val() {
                 self.cfg1.d.next = (self.cfg1.q.val()
                     & (!(self.cfg1_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg1_wmask.val());
             }
-            if self.word_addr.val() == self.cfg2_addr.val() {
+            if self.dec.cfg2.val() {
                 self.cfg2.d.next = (self.cfg2.q.val()
                     & (!(self.cfg2_wmask.val() & self.bmask.val())))
                     | (self.wbits.val() & self.cfg2_wmask.val());
             }
         }
         // ---- Bitmaps: one storage each, W1S/W1C views; an overflow beats a same-edge clear ----
-        if self.wr_ok.val() & (self.word_addr.val() == self.cntenset_addr.val()) {
+        if self.wr_ok.val() & self.dec.cntenset.val() {
             self.cnten.d.next = self.cnten.q.val() | self.w64_lo.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.cntenset_hi_addr.val()) {
+        if self.wr_ok.val() & self.dec.cntenset_hi.val() {
             self.cnten.d.next = self.cnten.q.val() | self.w64_hi.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.cntenclr_addr.val()) {
+        if self.wr_ok.val() & self.dec.cntenclr.val() {
             self.cnten.d.next = self.cnten.q.val() & (!self.w64_lo.val());
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.cntenclr_hi_addr.val()) {
+        if self.wr_ok.val() & self.dec.cntenclr_hi.val() {
             self.cnten.d.next = self.cnten.q.val() & (!self.w64_hi.val());
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.intenset_addr.val()) {
+        if self.wr_ok.val() & self.dec.intenset.val() {
             self.inten.d.next = self.inten.q.val() | self.w64_lo.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.intenset_hi_addr.val()) {
+        if self.wr_ok.val() & self.dec.intenset_hi.val() {
             self.inten.d.next = self.inten.q.val() | self.w64_hi.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.intenclr_addr.val()) {
+        if self.wr_ok.val() & self.dec.intenclr.val() {
             self.inten.d.next = self.inten.q.val() & (!self.w64_lo.val());
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.intenclr_hi_addr.val()) {
+        if self.wr_ok.val() & self.dec.intenclr_hi.val() {
             self.inten.d.next = self.inten.q.val() & (!self.w64_hi.val());
         }
         self.ovs.d.next = self.ovs.q.val() | self.ovf_vec.val();
-        if self.wr_ok.val() & (self.word_addr.val() == self.ovsset_addr.val()) {
+        if self.wr_ok.val() & self.dec.ovsset.val() {
             self.ovs.d.next = self.ovs.q.val() | self.w64_lo.val() | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.ovsset_hi_addr.val()) {
+        if self.wr_ok.val() & self.dec.ovsset_hi.val() {
             self.ovs.d.next = self.ovs.q.val() | self.w64_hi.val() | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_addr.val()) {
+        if self.wr_ok.val() & self.dec.ovsclr.val() {
             self.ovs.d.next = (self.ovs.q.val() & (!self.w64_lo.val())) | self.ovf_vec.val();
         }
-        if self.wr_ok.val() & (self.word_addr.val() == self.ovsclr_hi_addr.val()) {
+        if self.wr_ok.val() & self.dec.ovsclr_hi.val() {
             self.ovs.d.next = (self.ovs.q.val() & (!self.w64_hi.val())) | self.ovf_vec.val();
         }
         // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set
@@ -1676,7 +1557,7 @@ impl Logic for RegFile {
         self.msi_attr.next = self.cfg2.q.val();
         // GMPAM (10.5.2.25): a write takes effect for the MSIs issued after its edge, and
         // Update reads 0 (docs/behaviour.md). The MSI's PARTID space is its target's.
-        if self.wr_ok.val() & (self.word_addr.val() == self.gmpam_addr.val()) {
+        if self.wr_ok.val() & self.dec.gmpam.val() {
             self.gmpam.d.next = (self.gmpam.q.val()
                 & (!(self.gmpam_wmask.val() & self.bmask.val())))
                 | (self.wbits.val() & self.gmpam_wmask.val());
@@ -1707,114 +1588,120 @@ impl Logic for RegFile {
             & (!self.blocked.val())
             & self.wide.val()
             & self.svr_in.val()
-            & (!self.word_addr.val().get_bit(2))
+            & (!self.evc_hiword.val())
         {
             self.snap.d.next = self.svr_hi_now.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
-        // ---- Read mux ---------------------------------------------------------------------------
-        self.rd_data.next = 0.into();
-        for i in 0..self.ro_addr.len() {
-            if self.word_addr.val() == self.ro_addr[i].val() {
-                self.rd_data.next = self.ro_val[i].val();
-            }
-        }
-        if self.word_addr.val() == self.cr_addr.val() {
-            self.rd_data.next = self.cr.q.val();
+        // ---- Read mux, two stages (docs/behaviour.md "APB4 completer": one wait state) -------
+        // Stage 1, in the read's first access cycle: the selected word of this cycle's state,
+        // registered at its edge with the high part's pending carry still to add (`rq_add`).
+        self.rd_word.next = self.dec.ro_val.val();
+        if self.dec.cr.val() {
+            self.rd_word.next = self.cr.q.val();
         }
         if (!self.req_ns.val()) & self.at_scr.val() {
-            self.rd_data.next = self.scr.q.val();
+            self.rd_word.next = self.scr.q.val();
         }
-        if self.word_addr.val() == self.rootcr_addr.val() {
-            self.rd_data.next = self.rootcr.q.val();
+        if self.dec.rootcr.val() {
+            self.rd_word.next = self.rootcr.q.val();
         }
-        if (!self.req_ns.val()) & (self.word_addr.val() == self.s_mpamidr_addr.val()) {
-            self.rd_data.next = self.s_mpamidr_val.val();
+        if (!self.req_ns.val()) & self.dec.s_mpamidr.val() {
+            self.rd_word.next = self.s_mpamidr_val.val();
         }
-        if self.word_addr.val() == self.irq_ctrl_addr.val() {
-            self.rd_data.next = self.irq_ctrl.q.val();
+        if self.dec.irq_ctrl.val() {
+            self.rd_word.next = self.irq_ctrl.q.val();
         }
-        if self.word_addr.val() == self.gmpam_addr.val() {
-            self.rd_data.next = self.gmpam.q.val();
+        if self.dec.gmpam.val() {
+            self.rd_word.next = self.gmpam.q.val();
         }
-        if self.irq_ack.val() & (self.word_addr.val() == self.irq_ack_addr.val()) {
-            self.rd_data.next = self.irqen_mask.val();
+        if self.irq_ack.val() & self.dec.irq_ack.val() {
+            self.rd_word.next = self.irqen_mask.val();
         }
-        if self.irq_abt.val() & (self.word_addr.val() == self.irq_status_addr.val()) {
-            self.rd_data.next = self.abt_mask.val();
+        if self.irq_abt.val() & self.dec.irq_status.val() {
+            self.rd_word.next = self.abt_mask.val();
         }
-        if self.word_addr.val() == self.cfg0_addr.val() {
-            self.rd_data.next = self.cfg0.q.val();
+        if self.dec.cfg0.val() {
+            self.rd_word.next = self.cfg0.q.val();
         }
-        if self.word_addr.val() == self.cfg0_hi_addr.val() {
-            self.rd_data.next = self.cfg0_hi.q.val();
+        if self.dec.cfg0_hi.val() {
+            self.rd_word.next = self.cfg0_hi.q.val();
         }
-        if self.word_addr.val() == self.cfg1_addr.val() {
-            self.rd_data.next = self.cfg1.q.val();
+        if self.dec.cfg1.val() {
+            self.rd_word.next = self.cfg1.q.val();
         }
-        if self.word_addr.val() == self.cfg2_addr.val() {
-            self.rd_data.next = self.cfg2.q.val();
+        if self.dec.cfg2.val() {
+            self.rd_word.next = self.cfg2.q.val();
         }
-        if (self.word_addr.val() == self.cntenset_addr.val())
-            | (self.word_addr.val() == self.cntenclr_addr.val())
-        {
-            self.rd_data.next = self.cnten.q.val().get_bits::<32>(0);
+        if self.dec.cntenset.val() | self.dec.cntenclr.val() {
+            self.rd_word.next = self.cnten.q.val().get_bits::<32>(0);
         }
-        if (self.word_addr.val() == self.cntenset_hi_addr.val())
-            | (self.word_addr.val() == self.cntenclr_hi_addr.val())
-        {
-            self.rd_data.next = self.cnten.q.val().get_bits::<32>(32);
+        if self.dec.cntenset_hi.val() | self.dec.cntenclr_hi.val() {
+            self.rd_word.next = self.cnten.q.val().get_bits::<32>(32);
         }
-        if (self.word_addr.val() == self.intenset_addr.val())
-            | (self.word_addr.val() == self.intenclr_addr.val())
-        {
-            self.rd_data.next = self.inten.q.val().get_bits::<32>(0);
+        if self.dec.intenset.val() | self.dec.intenclr.val() {
+            self.rd_word.next = self.inten.q.val().get_bits::<32>(0);
         }
-        if (self.word_addr.val() == self.intenset_hi_addr.val())
-            | (self.word_addr.val() == self.intenclr_hi_addr.val())
-        {
-            self.rd_data.next = self.inten.q.val().get_bits::<32>(32);
+        if self.dec.intenset_hi.val() | self.dec.intenclr_hi.val() {
+            self.rd_word.next = self.inten.q.val().get_bits::<32>(32);
         }
-        if (self.word_addr.val() == self.ovsset_addr.val())
-            | (self.word_addr.val() == self.ovsclr_addr.val())
-        {
-            self.rd_data.next = self.ovs.q.val().get_bits::<32>(0);
+        if self.dec.ovsset.val() | self.dec.ovsclr.val() {
+            self.rd_word.next = self.ovs.q.val().get_bits::<32>(0);
         }
-        if (self.word_addr.val() == self.ovsset_hi_addr.val())
-            | (self.word_addr.val() == self.ovsclr_hi_addr.val())
-        {
-            self.rd_data.next = self.ovs.q.val().get_bits::<32>(32);
+        if self.dec.ovsset_hi.val() | self.dec.ovsclr_hi.val() {
+            self.rd_word.next = self.ovs.q.val().get_bits::<32>(32);
         }
+        self.rq_add.d.next = false;
         if self.evc_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.val() {
-                    self.rd_data.next = self.snap.q.val();
+                    self.rd_word.next = self.snap.q.val();
                 } else {
-                    self.rd_data.next = self.hi_eff.val();
+                    self.rd_word.next = self.sel_hi.val();
+                    self.rq_add.d.next = self.sel_pend.val();
                 }
             } else {
-                self.rd_data.next = self.sel_lo.val();
+                self.rd_word.next = self.sel_lo.val();
             }
         }
         if self.svr_in.val() {
-            if self.wide.val() & self.word_addr.val().get_bit(2) {
+            if self.evc_hiword.val() {
                 if self.snap_hit.val() {
-                    self.rd_data.next = self.snap.q.val();
+                    self.rd_word.next = self.snap.q.val();
                 } else {
-                    self.rd_data.next = self.svr_hi_now.val();
+                    // The SVR, or the counter in the cycle after a capture (see `svr_load`).
+                    if self.svr_load.val() {
+                        self.rd_word.next = self.sel_hi.val();
+                        self.rq_add.d.next = self.sel_pend.val();
+                    } else {
+                        self.rd_word.next = self.sel_shi.val();
+                        self.rq_add.d.next = self.sel_spend.val();
+                    }
                 }
             } else {
-                self.rd_data.next = self.svr_lo_now.val();
+                self.rd_word.next = self.svr_lo_now.val();
             }
         }
         if self.evt_in.val() {
-            self.rd_data.next = self.sel_evtyper.val();
+            self.rd_word.next = self.sel_evtyper.val();
         }
         if self.smr_in.val() {
-            self.rd_data.next = self.sel_smr.val();
+            self.rd_word.next = self.sel_smr.val();
         }
+        self.rq_word.d.next = self.rd_word.val();
         if self.blocked.val() | (!self.req_rd.val()) {
+            self.rq_word.d.next = 0.into();
+            self.rq_add.d.next = false;
+        }
+        self.rq_done.d.next = self.req_rd.val();
+        // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
+        // high part (high parts are K bits wide: wrap at hi_max).
+        self.rd_data.next = self.rq_word.q.val();
+        if self.rq_add.q.val() {
+            self.rd_data.next = (self.rq_word.q.val() + 1u64) & self.hi_max.val();
+        }
+        if !self.rq_done.q.val() {
             self.rd_data.next = 0.into();
         }
         self.irq.next = self.irq_r.q.val();
