@@ -41,8 +41,6 @@ use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
 
-/// Address constant of an absent register: never equal to a word-aligned address.
-const ABSENT: u64 = 0xFFFF_FFFFu64;
 
 #[derive(LogicBlock)]
 pub struct RegFile {
