@@ -41,7 +41,6 @@ use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
 
-
 #[derive(LogicBlock)]
 pub struct RegFile {
     pub clock: Signal<In, Clock>,
@@ -116,7 +115,6 @@ pub struct RegFile {
     lo_now: Signal<Local, Bits<32>>,
     lane_bit: Signal<Local, Bits<5>>,
     is_lane: Signal<Local, Bit>,
-    is_cycle: Signal<Local, Bit>,
     /// The counter being built is enabled in this cycle (CR.E and CNTEN[n]).
     ctr_en: Signal<Local, Bit>,
     wr_lo: Signal<Local, Bit>,
@@ -134,6 +132,14 @@ pub struct RegFile {
     /// The read mux: stage 1's word (combinational), its register, the pending carry still to
     /// add to a high part, and the read's completion (stage 2's cycle).
     rd_word: Signal<Local, Bits<32>>,
+    /// CR, CR.E and CNTEN after this edge; counter n's event selection after this edge.
+    cr_nx: Signal<Local, Bits<32>>,
+    cr_e_nx: Signal<Local, Bit>,
+    cnten_nx: Signal<Local, Bits<64>>,
+    sel_nx: Signal<Local, Bits<7>>,
+    /// Element n's selects as 32-bit masks (the AND-OR read mux).
+    m_evc: Signal<Local, Bits<32>>,
+    m_arr: Signal<Local, Bits<32>>,
     rq_word: DFF<Bits<32>>,
     rq_add: DFF<Bit>,
     rq_done: DFF<Bit>,
@@ -653,6 +659,12 @@ impl RegFile {
             fd_sel: Default::default(),
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
+            cr_nx: Default::default(),
+            cr_e_nx: Default::default(),
+            cnten_nx: Default::default(),
+            sel_nx: Default::default(),
+            m_evc: Default::default(),
+            m_arr: Default::default(),
             rq_word: Default::default(),
             rq_add: Default::default(),
             rq_done: Default::default(),
@@ -702,7 +714,6 @@ impl RegFile {
             lo_now: Default::default(),
             lane_bit: Default::default(),
             is_lane: Default::default(),
-            is_cycle: Default::default(),
             ctr_en: Default::default(),
             wr_lo: Default::default(),
             wr_hi: Default::default(),
@@ -917,22 +928,27 @@ impl Logic for RegFile {
         self.sel_spend.next = false;
         if self.req_rd.val() | self.req_wr.val() {
             for n in 0..self.c_lo.len() {
-                // EVCNTRn and SVRn share strides and offsets (the same element offset): one compare
-                // selects both.
+                // AND-OR over the one-hot element selects (an OR tree, not a priority chain):
+                // EVCNTRn and SVRn share element n's select, and so do EVTYPERn and SMRn.
+                self.m_evc.next = 0.into();
                 if self.dec.evc_sel.val().get_bit(n) {
-                    self.sel_lo.next = self.c_lo[n].q.val();
-                    self.sel_hi.next = self.c_hi[n].q.val();
-                    self.sel_pend.next = self.c_pend[n].q.val();
-                    self.sel_slo.next = self.s_lo[n].q.val();
-                    self.sel_shi.next = self.s_hi[n].q.val();
-                    self.sel_spend.next = self.s_pend[n].q.val();
+                    self.m_evc.next = 0xFFFF_FFFFu64.into();
                 }
-                // EVTYPERn and SMRn share their index bits (checked in `new`): one compare
-                // selects both.
+                self.m_arr.next = 0.into();
                 if self.dec.arr_sel.val().get_bit(n) {
-                    self.sel_evtyper.next = self.c_evtyper[n].q.val();
-                    self.sel_smr.next = self.c_smr[n].q.val();
+                    self.m_arr.next = 0xFFFF_FFFFu64.into();
                 }
+                self.sel_lo.next = self.sel_lo.val() | (self.c_lo[n].q.val() & self.m_evc.val());
+                self.sel_hi.next = self.sel_hi.val() | (self.c_hi[n].q.val() & self.m_evc.val());
+                self.sel_pend.next = self.sel_pend.val()
+                    | (self.c_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
+                self.sel_slo.next = self.sel_slo.val() | (self.s_lo[n].q.val() & self.m_evc.val());
+                self.sel_shi.next = self.sel_shi.val() | (self.s_hi[n].q.val() & self.m_evc.val());
+                self.sel_spend.next = self.sel_spend.val()
+                    | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
+                self.sel_evtyper.next =
+                    self.sel_evtyper.val() | (self.c_evtyper[n].q.val() & self.m_arr.val());
+                self.sel_smr.next = self.sel_smr.val() | (self.c_smr[n].q.val() & self.m_arr.val());
             }
         }
         self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
@@ -1132,6 +1148,37 @@ impl Logic for RegFile {
         }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
+        // CR and CNTEN after this edge (their storage takes them): event 0's increment of the
+        // next cycle is loaded into the match register at this edge, so every counter's adder
+        // starts from a register (docs/behaviour.md: cycle counting is gated by the enables of
+        // the cycle it counts, unchanged).
+        self.cr_nx.next = self.cr.q.val();
+        if self.wr_ok.val() & self.dec.cr.val() {
+            self.cr_nx.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
+                | (self.wbits.val() & self.cr_wmask.val());
+        }
+        if self.rst.val() {
+            self.cr_nx.next = self.cr_reset.val();
+        }
+        self.cr_e_nx.next = (self.cr_nx.val() & self.cr_e_mask.val()).any();
+        self.cnten_nx.next = self.cnten.q.val();
+        if self.wr_ok.val() & self.dec.cntenset.val() {
+            self.cnten_nx.next = self.cnten.q.val() | self.w64_lo.val();
+        }
+        if self.wr_ok.val() & self.dec.cntenset_hi.val() {
+            self.cnten_nx.next = self.cnten.q.val() | self.w64_hi.val();
+        }
+        if self.wr_ok.val() & self.dec.cntenclr.val() {
+            self.cnten_nx.next = self.cnten.q.val() & (!self.w64_lo.val());
+        }
+        if self.wr_ok.val() & self.dec.cntenclr_hi.val() {
+            self.cnten_nx.next = self.cnten.q.val() & (!self.w64_hi.val());
+        }
+        if self.rst.val() {
+            self.cnten_nx.next = self.cnten_reset.val();
+        }
+        self.cr.d.next = self.cr_nx.val();
+        self.cnten.d.next = self.cnten_nx.val();
         // Assigned on every path (no latch); the lane loop sets it with the MPAM filter only.
         self.key.next = 0.into();
         for n in 0..self.c_lo.len() {
@@ -1144,13 +1191,11 @@ impl Logic for RegFile {
             self.c_match[n].clock.next = self.clock.val();
             self.c_evtyper[n].d.next = self.c_evtyper[n].q.val();
             self.c_smr[n].d.next = self.c_smr[n].q.val();
-            self.c_sel[n].d.next = self.c_sel[n].q.val();
             // The counter's event decode (`event_sel` layout).
             // (bit_cast of a loop-indexed value breaks rust-hdl's Verilog generation: copy first.)
             self.sel_now.next = self.c_sel[n].q.val();
             self.lane_bit.next = bit_cast::<5, 7>(self.sel_now.val());
             self.is_lane.next = self.sel_now.val().get_bit(5);
-            self.is_cycle.next = self.sel_now.val().get_bit(6);
             self.lo_now.next = self.c_lo[n].q.val();
             // ---- Match: the registered lanes against the counter's event and filter of this
             // cycle (10.4, 10.4.2-10.4.4, 10.6; docs/behaviour.md "Accepted set").
@@ -1269,20 +1314,35 @@ impl Logic for RegFile {
             // this cycle; a reset edge clears it). The counter adds it at the next edge, or 1
             // per cycle under event 0 of this cycle while enabled.
             self.ctr_en.next = self.cr_e.val() & self.cnten.q.val().get_bit(n);
+            // The event selection after this edge: it follows an EVTYPER write one edge later,
+            // with the filter (the index compare nested under the strobe: the native simulation
+            // runs it only then).
+            self.sel_nx.next = self.c_sel[n].q.val();
+            if self.fd_evtw.q.val() {
+                if self.fd_sel.q.val().get_bit(n) {
+                    self.sel_nx.next = self.dec_sel.val();
+                }
+            }
+            if self.rst.val() {
+                self.sel_nx.next = self.sel_reset[n].val();
+            }
+            self.c_sel[n].d.next = self.sel_nx.val();
             self.c_match[n].d.next = 0.into();
             if self.ctr_en.val() {
                 self.c_match[n].d.next = self.m_sum.val();
+            }
+            // Event 0 in the next cycle: its increment is 1 when the counter is enabled in that
+            // cycle (the enables after this edge); the match of this cycle is dropped.
+            if self.sel_nx.val().get_bit(6) {
+                self.c_match[n].d.next = 0.into();
+                if self.cr_e_nx.val() & self.cnten_nx.val().get_bit(n) {
+                    self.c_match[n].d.next = self.one.val();
+                }
             }
             if self.rst.val() {
                 self.c_match[n].d.next = 0.into();
             }
             self.count.next = self.c_match[n].q.val();
-            if self.is_cycle.val() {
-                self.count.next = 0.into();
-                if self.ctr_en.val() {
-                    self.count.next = self.one.val();
-                }
-            }
             // Filter registers: loaded with the decode of the EVTYPER/SMR write. The global
             // filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every counter.
             self.f_care[n].clock.next = self.clock.val();
@@ -1370,13 +1430,6 @@ impl Logic for RegFile {
             if self.wr_evt.val() {
                 self.c_evtyper[n].d.next = self.evt_merged.val() & self.evtyper_wmask[n].val();
             }
-            // The event selection follows one edge after the write, with the filter (the index
-            // compare nested under the strobe: the native simulation runs it only then).
-            if self.fd_evtw.q.val() {
-                if self.fd_sel.q.val().get_bit(n) {
-                    self.c_sel[n].d.next = self.dec_sel.val();
-                }
-            }
             if self.wr_smr.val() {
                 self.c_smr[n].d.next = self.smr_merged.val() & self.smr_wmask[n].val();
             }
@@ -1386,7 +1439,6 @@ impl Logic for RegFile {
                 self.c_pend[n].d.next = false;
                 self.c_evtyper[n].d.next = self.evtyper_reset[n].val();
                 self.c_smr[n].d.next = self.smr_reset[n].val();
-                self.c_sel[n].d.next = self.sel_reset[n].val();
                 self.ovf.next = false;
             }
             self.c_lo[n].d.next = self.lo_next.val();
@@ -1429,10 +1481,6 @@ impl Logic for RegFile {
         }
         self.export_r.d.next = self.ovf_vec.val();
         // ---- Control registers (writable bits and resets from the register map) ----------------
-        if self.wr_ok.val() & self.dec.cr.val() {
-            self.cr.d.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
-                | (self.wbits.val() & self.cr_wmask.val());
-        }
         // SCR is Secure-only (10.5.2.12).
         if self.wr_ok.val() & (!self.req_ns.val()) & self.at_scr.val() {
             self.scr.d.next = (self.scr.q.val() & (!(self.scr_wmask.val() & self.bmask.val())))
@@ -1482,18 +1530,6 @@ impl Logic for RegFile {
             }
         }
         // ---- Bitmaps: one storage each, W1S/W1C views; an overflow beats a same-edge clear ----
-        if self.wr_ok.val() & self.dec.cntenset.val() {
-            self.cnten.d.next = self.cnten.q.val() | self.w64_lo.val();
-        }
-        if self.wr_ok.val() & self.dec.cntenset_hi.val() {
-            self.cnten.d.next = self.cnten.q.val() | self.w64_hi.val();
-        }
-        if self.wr_ok.val() & self.dec.cntenclr.val() {
-            self.cnten.d.next = self.cnten.q.val() & (!self.w64_lo.val());
-        }
-        if self.wr_ok.val() & self.dec.cntenclr_hi.val() {
-            self.cnten.d.next = self.cnten.q.val() & (!self.w64_hi.val());
-        }
         if self.wr_ok.val() & self.dec.intenset.val() {
             self.inten.d.next = self.inten.q.val() | self.w64_lo.val();
         }
@@ -1595,97 +1631,98 @@ impl Logic for RegFile {
         // ---- Read mux, two stages (docs/behaviour.md "APB4 completer": one wait state) -------
         // Stage 1, in the read's first access cycle: the selected word of this cycle's state,
         // registered at its edge with the high part's pending carry still to add (`rq_add`).
+        // The selects are one-hot (decoded in the setup cycle), so the mux is an OR of terms.
         self.rd_word.next = self.dec.ro_val.val();
         if self.dec.cr.val() {
-            self.rd_word.next = self.cr.q.val();
+            self.rd_word.next = self.rd_word.val() | self.cr.q.val();
         }
         if (!self.req_ns.val()) & self.at_scr.val() {
-            self.rd_word.next = self.scr.q.val();
+            self.rd_word.next = self.rd_word.val() | self.scr.q.val();
         }
         if self.dec.rootcr.val() {
-            self.rd_word.next = self.rootcr.q.val();
+            self.rd_word.next = self.rd_word.val() | self.rootcr.q.val();
         }
         if (!self.req_ns.val()) & self.dec.s_mpamidr.val() {
-            self.rd_word.next = self.s_mpamidr_val.val();
+            self.rd_word.next = self.rd_word.val() | self.s_mpamidr_val.val();
         }
         if self.dec.irq_ctrl.val() {
-            self.rd_word.next = self.irq_ctrl.q.val();
+            self.rd_word.next = self.rd_word.val() | self.irq_ctrl.q.val();
         }
         if self.dec.gmpam.val() {
-            self.rd_word.next = self.gmpam.q.val();
+            self.rd_word.next = self.rd_word.val() | self.gmpam.q.val();
         }
         if self.irq_ack.val() & self.dec.irq_ack.val() {
-            self.rd_word.next = self.irqen_mask.val();
+            self.rd_word.next = self.rd_word.val() | self.irqen_mask.val();
         }
         if self.irq_abt.val() & self.dec.irq_status.val() {
-            self.rd_word.next = self.abt_mask.val();
+            self.rd_word.next = self.rd_word.val() | self.abt_mask.val();
         }
         if self.dec.cfg0.val() {
-            self.rd_word.next = self.cfg0.q.val();
+            self.rd_word.next = self.rd_word.val() | self.cfg0.q.val();
         }
         if self.dec.cfg0_hi.val() {
-            self.rd_word.next = self.cfg0_hi.q.val();
+            self.rd_word.next = self.rd_word.val() | self.cfg0_hi.q.val();
         }
         if self.dec.cfg1.val() {
-            self.rd_word.next = self.cfg1.q.val();
+            self.rd_word.next = self.rd_word.val() | self.cfg1.q.val();
         }
         if self.dec.cfg2.val() {
-            self.rd_word.next = self.cfg2.q.val();
+            self.rd_word.next = self.rd_word.val() | self.cfg2.q.val();
         }
         if self.dec.cntenset.val() | self.dec.cntenclr.val() {
-            self.rd_word.next = self.cnten.q.val().get_bits::<32>(0);
+            self.rd_word.next = self.rd_word.val() | self.cnten.q.val().get_bits::<32>(0);
         }
         if self.dec.cntenset_hi.val() | self.dec.cntenclr_hi.val() {
-            self.rd_word.next = self.cnten.q.val().get_bits::<32>(32);
+            self.rd_word.next = self.rd_word.val() | self.cnten.q.val().get_bits::<32>(32);
         }
         if self.dec.intenset.val() | self.dec.intenclr.val() {
-            self.rd_word.next = self.inten.q.val().get_bits::<32>(0);
+            self.rd_word.next = self.rd_word.val() | self.inten.q.val().get_bits::<32>(0);
         }
         if self.dec.intenset_hi.val() | self.dec.intenclr_hi.val() {
-            self.rd_word.next = self.inten.q.val().get_bits::<32>(32);
+            self.rd_word.next = self.rd_word.val() | self.inten.q.val().get_bits::<32>(32);
         }
         if self.dec.ovsset.val() | self.dec.ovsclr.val() {
-            self.rd_word.next = self.ovs.q.val().get_bits::<32>(0);
+            self.rd_word.next = self.rd_word.val() | self.ovs.q.val().get_bits::<32>(0);
         }
         if self.dec.ovsset_hi.val() | self.dec.ovsclr_hi.val() {
-            self.rd_word.next = self.ovs.q.val().get_bits::<32>(32);
+            self.rd_word.next = self.rd_word.val() | self.ovs.q.val().get_bits::<32>(32);
         }
         self.rq_add.d.next = false;
         if self.evc_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.val() {
-                    self.rd_word.next = self.snap.q.val();
+                    self.rd_word.next = self.rd_word.val() | self.snap.q.val();
                 } else {
-                    self.rd_word.next = self.sel_hi.val();
+                    self.rd_word.next = self.rd_word.val() | self.sel_hi.val();
                     self.rq_add.d.next = self.sel_pend.val();
                 }
             } else {
-                self.rd_word.next = self.sel_lo.val();
+                self.rd_word.next = self.rd_word.val() | self.sel_lo.val();
             }
         }
         if self.svr_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.val() {
-                    self.rd_word.next = self.snap.q.val();
+                    self.rd_word.next = self.rd_word.val() | self.snap.q.val();
                 } else {
                     // The SVR, or the counter in the cycle after a capture (see `svr_load`).
                     if self.svr_load.val() {
-                        self.rd_word.next = self.sel_hi.val();
+                        self.rd_word.next = self.rd_word.val() | self.sel_hi.val();
                         self.rq_add.d.next = self.sel_pend.val();
                     } else {
-                        self.rd_word.next = self.sel_shi.val();
+                        self.rd_word.next = self.rd_word.val() | self.sel_shi.val();
                         self.rq_add.d.next = self.sel_spend.val();
                     }
                 }
             } else {
-                self.rd_word.next = self.svr_lo_now.val();
+                self.rd_word.next = self.rd_word.val() | self.svr_lo_now.val();
             }
         }
         if self.evt_in.val() {
-            self.rd_word.next = self.sel_evtyper.val();
+            self.rd_word.next = self.rd_word.val() | self.sel_evtyper.val();
         }
         if self.smr_in.val() {
-            self.rd_word.next = self.sel_smr.val();
+            self.rd_word.next = self.rd_word.val() | self.sel_smr.val();
         }
         self.rq_word.d.next = self.rd_word.val();
         if self.blocked.val() | (!self.req_rd.val()) {
@@ -1705,7 +1742,6 @@ impl Logic for RegFile {
         self.irq.next = self.irq_r.q.val();
         // ---- Synchronous reset: every register to its register-map reset value -----------------
         if self.rst.val() {
-            self.cr.d.next = self.cr_reset.val();
             self.scr.d.next = self.scr_reset.val();
             self.rootcr.d.next = self.rootcr_reset.val();
             self.capt_ack_r.d.next = false;
@@ -1715,7 +1751,6 @@ impl Logic for RegFile {
             self.cfg0_hi.d.next = self.cfg0_hi_reset.val();
             self.cfg1.d.next = self.cfg1_reset.val();
             self.cfg2.d.next = self.cfg2_reset.val();
-            self.cnten.d.next = self.cnten_reset.val();
             self.inten.d.next = self.inten_reset.val();
             self.ovs.d.next = self.ovs_reset.val();
             self.snap.d.next = 0.into();
