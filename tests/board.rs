@@ -57,14 +57,18 @@ fn small() -> PmcgConfig {
 }
 
 /// The simulated board of `cfg` on the native simulation and, when Verilator is there (always
-/// with PMCG_REQUIRE_TOOLS=1), on the emitted Verilog.
+/// with PMCG_REQUIRE_TOOLS=1), on the emitted Verilog; those of the two `PMCG_BACKENDS` selects.
 fn boards(cfg: &PmcgConfig) -> Vec<SimUart> {
     let p = BoardParams::sim(CPB);
-    let mut v: Vec<Box<dyn BoardSim>> = vec![Box::new(NativeBoard::new(cfg, &p).unwrap())];
-    if common::have_tool("verilator") {
-        v.push(Box::new(
-            VerilatorBoard::new(cfg, &p, &pmcg_sim::vdut::cache_dir()).unwrap(),
-        ));
+    let mut v: Vec<Box<dyn BoardSim>> = Vec::new();
+    for b in common::cli_backends(&["native", "verilator"]) {
+        if b == "native" {
+            v.push(Box::new(NativeBoard::new(cfg, &p).unwrap()));
+        } else {
+            v.push(Box::new(
+                VerilatorBoard::new(cfg, &p, &pmcg_sim::vdut::cache_dir()).unwrap(),
+            ));
+        }
     }
     v.into_iter().map(|b| SimUart::new(b, CPB)).collect()
 }
@@ -437,11 +441,7 @@ fn board_run(script: &str, backend: &str) -> Output {
 }
 
 fn backend_names() -> Vec<&'static str> {
-    if common::have_tool("verilator") {
-        vec!["native", "verilator"]
-    } else {
-        vec!["native"]
-    }
+    common::cli_backends(&["native", "verilator"])
 }
 
 /// The scripts of tests/scripts that make sense on a board (no cycle-exact MSI backpressure,

@@ -49,10 +49,7 @@ fn run_sim(path: &Path, extra: &[&str]) -> Output {
 
 #[test]
 fn smoke_script_passes_on_every_backend() {
-    let mut backends = vec!["model", "native"];
-    if common::have_tool("verilator") {
-        backends.push("verilator");
-    }
+    let backends = common::cli_backends(&["model", "native", "verilator"]);
     for backend in backends {
         let o = run_sim(&smoke(), &["--backend", backend]);
         assert!(
@@ -210,10 +207,7 @@ fn demo_passes() {
 
 #[test]
 fn timing_measures_the_documented_latencies() {
-    let mut backends = vec!["native"];
-    if common::have_tool("verilator") {
-        backends.push("verilator");
-    }
+    let backends = common::cli_backends(&["native", "verilator"]);
     for backend in backends {
         let md = tmp(&format!("timing-{backend}.md"));
         let svg = tmp(&format!("timing-{backend}.svg"));
@@ -239,7 +233,7 @@ fn timing_measures_the_documented_latencies() {
             stderr(&o)
         );
         let table = std::fs::read_to_string(&md).unwrap();
-        // docs/behaviour.md: event -> count 3 cycles; overflow edge -> IRQ two cycles later; no wait states.
+        // docs/behaviour.md: event -> count 3 cycles; overflow edge -> IRQ two cycles later.
         let row = |start: &str| {
             table
                 .lines()
@@ -278,8 +272,9 @@ fn timing_measures_the_documented_latencies() {
             row("CAPR write").contains("| visible |"),
             "{backend}: {table}"
         );
+        // docs/behaviour.md "APB4 completer": every read takes exactly one wait state, writes none.
         assert!(
-            row("APB read wait states").contains("| 0 |"),
+            row("APB read wait states").contains("| 1 |"),
             "{backend}: {table}"
         );
         assert!(
@@ -448,10 +443,7 @@ fn a_script_starts_from_reset_without_a_reset_command() {
             "config counters=4 counter_bits=32 realm=on\nread 0xE48 expect {rootcr:#x} root\nread 0xDF8 expect {scr:#x} s\n"
         ),
     );
-    let mut backends = vec!["model", "native"];
-    if common::have_tool("verilator") {
-        backends.push("verilator");
-    }
+    let backends = common::cli_backends(&["model", "native", "verilator"]);
     for backend in backends {
         let o = run_sim(&p, &["--backend", backend, "--trace"]);
         let out = stdout(&o);

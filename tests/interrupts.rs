@@ -132,6 +132,9 @@ struct Payload {
 /// permitted read of IRQ_CTRL, IRQ_CTRLACK, IRQ_CFG0/1/2 and IRQ_STATUS. It supports full-word
 /// and strobed writes, Secure and Non-secure accesses (NSRA) and configurations without Realm.
 struct Oracle {
+    /// A read performed in the previous cycle (its first access cycle, the wait state): (PADDR,
+    /// setup cycle, the value the contract gives), due on PRDATA in this cycle.
+    read_due: Option<(u32, u64, u32)>,
     msi: bool,
     secure: bool,
     irqen_mask: u32,
@@ -200,6 +203,7 @@ impl Oracle {
         let map = &p.map;
         let scr = map.get(RegId::Scr);
         Oracle {
+            read_due: None,
             msi: p.cfg.msi,
             secure: p.cfg.secure,
             irqen_mask: map.mask(field::IRQ_CTRL_IRQEN) as u32,
@@ -432,23 +436,26 @@ impl Oracle {
         if !self.en && self.ack {
             self.waiting_cycles += 1;
         }
+        // docs/behaviour.md "APB4 completer": a read set up in cycle s is performed in s+1 (the
+        // state of s+1) and its value is on PRDATA in s+2.
+        if let Some((addr, setup, want)) = self.read_due.take() {
+            self.reads_checked += 1;
+            if out.prdata != want {
+                self.err(
+                    c,
+                    format!(
+                        "read of {addr:#x} (set up in cycle {setup}) returned {:#x}, the \
+                         contract gives {want:#x}",
+                        out.prdata
+                    ),
+                );
+            }
+        }
         if i.presetn && i.psel && !i.penable && !i.pwrite {
             let permitted = self.permitted(i.pprot);
             if let Some(v) = self.read_value(i.paddr) {
                 let want = if permitted { v } else { 0 };
-                self.reads_checked += 1;
-                if out.prdata != want {
-                    self.err(
-                        c,
-                        format!(
-                            "read of {:#x} (set up in cycle {}) returned {:#x}, the contract \
-                             gives {want:#x}",
-                            i.paddr,
-                            c - 1,
-                            out.prdata
-                        ),
-                    );
-                }
+                self.read_due = Some((i.paddr, c - 1, want));
             }
         }
     }
@@ -1975,7 +1982,8 @@ fn oracle_follows_a_hand_written_trace() {
                     write(&mut i, offset::IRQ_CTRL, 1, c == irqen_edge)
                 }
                 13 => (i.psel, i.paddr) = (true, offset::IRQ_CTRLACK),
-                14 => (i.psel, i.penable, i.paddr) = (true, true, offset::IRQ_CTRLACK),
+                // The read's two access cycles: the wait state, then PRDATA.
+                14 | 15 => (i.psel, i.penable, i.paddr) = (true, true, offset::IRQ_CTRLACK),
                 _ => {}
             }
             (i.awready, i.wready) = (true, true);
@@ -1990,6 +1998,9 @@ fn oracle_follows_a_hand_written_trace() {
                 (out.bready, i.bvalid) = (true, true);
             }
             if c == 14 {
+                out.pready = false;
+            }
+            if c == 15 {
                 out.prdata = ack_read;
             }
             o.observe(c, &i, &out);
@@ -2013,7 +2024,7 @@ fn oracle_follows_a_hand_written_trace() {
     let o = run(false, 0, false);
     assert_eq!(
         o.errors,
-        vec!["cycle 14: read of 0xe54 (set up in cycle 13) returned 0x0, the contract gives 0x1"]
+        vec!["cycle 15: read of 0xe54 (set up in cycle 13) returned 0x0, the contract gives 0x1"]
     );
     // IRQEN set at edge 9: 1 in cycle 10, the cycle of the acting edge, but 0 in cycle 9, the
     // overflow's cycle; the pulse in cycle 11 breaks the contract.

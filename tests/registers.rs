@@ -18,7 +18,7 @@ use common::{configs, for_each_backend};
 use pmcg_hdl::config::{PmcgConfig, CYCLE_EVENT};
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as FieldAccess, RegId, Register, RegisterMap, Word};
-use pmcg_sim::pins::{Access, Driver, Dut};
+use pmcg_sim::pins::{Access, Driver, Dut, PinInputs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -988,4 +988,175 @@ fn split_64_bit_read_snapshot() {
             b.write_reg(RegId::Cr, Low, 0);
         },
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The read wait state (docs/behaviour.md "APB4 completer")
+// ---------------------------------------------------------------------------------------------
+
+/// PREADY and PRDATA of one cycle.
+type Pins = (bool, u32);
+
+/// One cycle of a Secure transfer on `addr` (a read, or a write of `write`) with PENABLE and
+/// PRESETn as given; PSLVERR must be 0. Returns the cycle's (PREADY, PRDATA).
+fn apb_cycle(
+    b: &mut Bench<'_>,
+    addr: u32,
+    write: Option<u32>,
+    penable: bool,
+    presetn: bool,
+) -> Pins {
+    let mut inp = PinInputs::idle(b.cfg.lanes as usize);
+    (inp.psel, inp.penable, inp.presetn, inp.paddr) = (true, penable, presetn, addr);
+    (inp.pprot, inp.pnse) = (S.pprot(), S.pnse());
+    if let Some(v) = write {
+        (inp.pwrite, inp.pwdata, inp.pstrb) = (true, v, ALL);
+    }
+    let o = b.d.step_with(inp);
+    if o.pslverr {
+        b.fail(format!("PSLVERR = 1 in cycle {}", b.d.cycle - 1));
+    }
+    (o.pready, o.prdata)
+}
+
+/// One idle cycle (PSEL = 0; PRESETn as given): (PREADY, PRDATA).
+fn idle_cycle(b: &mut Bench<'_>, presetn: bool) -> Pins {
+    let mut inp = PinInputs::idle(b.cfg.lanes as usize);
+    inp.presetn = presetn;
+    let o = b.d.step_with(inp);
+    (o.pready, o.prdata)
+}
+
+/// A read driven by hand: setup, then PENABLE = 1 for exactly two access cycles (the contract's
+/// length), with PRESETn low in the access cycles `reset_in` lists (0: the first, 1: the second).
+/// Returns the pins of the setup and both access cycles, and the setup cycle.
+fn hand_read(b: &mut Bench<'_>, addr: u32, reset_in: &[usize]) -> (Vec<Pins>, u64) {
+    let s = b.d.cycle;
+    let mut pins = vec![apb_cycle(b, addr, None, false, true)];
+    for k in 0..2 {
+        pins.push(apb_cycle(b, addr, None, true, !reset_in.contains(&k)));
+    }
+    (pins, s)
+}
+
+/// A write driven by hand: setup and one access cycle. Returns their pins.
+fn hand_write(b: &mut Bench<'_>, addr: u32, data: u32) -> Vec<Pins> {
+    vec![
+        apb_cycle(b, addr, Some(data), false, true),
+        apb_cycle(b, addr, Some(data), true, true),
+    ]
+}
+
+fn expect_pins(b: &mut Bench<'_>, case: &str, got: &[Pins], want: &[Pins]) {
+    if got != want {
+        b.fail(format!(
+            "{case}: (PREADY, PRDATA) per cycle {got:x?}, expected {want:x?}"
+        ));
+    }
+}
+
+/// docs/behaviour.md "APB4 completer": every read takes exactly one wait state. Setup s; s+1:
+/// PREADY = 0, PRDATA = 0, the read is performed (the state of cycle s+1); s+2: PREADY = 1 and
+/// PRDATA = that value. PREADY is 1 and PRDATA 0 in every other cycle; a write's access has no
+/// wait state. A running cycle counter tells the cycle a value was taken in. Every expected value
+/// comes from the contract and `Running::value_at`, never from a backend.
+#[test]
+fn every_read_takes_exactly_one_wait_state() {
+    every_config(|b| {
+        use Word::Low;
+        let lo = |v: u64| (v & 0xFFFF_FFFF) as u32;
+        let ctr = b.word(RegId::Evcntr(0), Low).addr;
+        let cfgr = b.word(RegId::Cfgr, Low);
+        let r = start_cycle_counter(b, 0, 0);
+
+        // A single read: the value of its first access cycle s+1 (edges t0..s counted), not of
+        // s+2 (one count more), and PRDATA only in s+2.
+        idle_cycle(b, true);
+        let (pins, s) = hand_read(b, ctr, &[]);
+        let (v1, v2) = (r.value_at(s + 1), r.value_at(s + 2));
+        assert_ne!(lo(v1), lo(v2), "test error: the counter must move");
+        let after = idle_cycle(b, true);
+        let want = [(true, 0), (false, 0), (true, lo(v1)), (true, 0)];
+        expect_pins(b, "one read", &[&pins[..], &[after]].concat(), &want);
+
+        // Back-to-back reads (each setup in the cycle after the previous completion): the counter
+        // three times, CFGR between; values of the cycles s+1, s+4, s+10.
+        let (mut got, s) = hand_read(b, ctr, &[]);
+        got.extend(hand_read(b, ctr, &[]).0);
+        got.extend(hand_read(b, cfgr.addr, &[]).0);
+        got.extend(hand_read(b, ctr, &[]).0);
+        let mut want = Vec::new();
+        for v in [
+            lo(r.value_at(s + 1)),
+            lo(r.value_at(s + 4)),
+            cfgr.reset,
+            lo(r.value_at(s + 10)),
+        ] {
+            want.extend([(true, 0), (false, 0), (true, v)]);
+        }
+        expect_pins(b, "back-to-back reads", &got, &want);
+
+        // Reads inside a write-heavy sequence: every write completes in its one access cycle,
+        // every read has its wait state. A written EVTYPER1 reads back at once; EVCNTR0 written
+        // W at edge a skips edge a and counts from edge a+1, so a read set up in a+1 (performed
+        // in a+2) returns W + 1; a CR.E = 0 write at edge c still counts at c: a read set up in
+        // c+1 returns the count of edge c, and one set up later the same.
+        let evtyper1 = b.word(RegId::Evtyper(1), Low);
+        let event = b.map.field(field::EVTYPER_EVENT.at(1)).expect("EVENT");
+        let ev1 = 2u32 << event.lsb;
+        let w = 0x0000_1000u32;
+        let mut got = hand_write(b, evtyper1.addr, ev1);
+        got.extend(hand_read(b, evtyper1.addr, &[]).0);
+        got.extend(hand_write(b, ctr, w));
+        got.extend(hand_read(b, ctr, &[]).0);
+        got.extend(hand_write(b, ctr, w));
+        got.extend(hand_write(b, cfgr.addr, 0)); // RO: ignored
+        let a2 = b.d.cycle - 3;
+        got.extend(hand_read(b, ctr, &[]).0);
+        got.extend(hand_write(b, b.word(RegId::Cr, Low).addr, 0));
+        let c = b.d.cycle - 1;
+        got.extend(hand_read(b, ctr, &[]).0);
+        got.extend(hand_read(b, ctr, &[]).0);
+        let (ww, wr) = ([(true, 0), (true, 0)], |v: u32| {
+            [(true, 0), (false, 0), (true, v)]
+        });
+        let mut want = Vec::new();
+        want.extend(ww);
+        want.extend(wr(ev1));
+        want.extend(ww);
+        // Written at edge a (the write's access cycle), read set up in a+1 and performed in a+2:
+        // edge a skipped, edge a+1 counted.
+        want.extend(wr(w + 1));
+        want.extend(ww);
+        want.extend(ww);
+        // Written at a2, then the CFGR write (edges a2+1, a2+2), then setup a2+3 and the read
+        // performed in a2+4: edges a2+1 ..= a2+3 counted.
+        want.extend(wr(w + 3));
+        want.extend(ww);
+        // CR.E = 0 at edge c: from the write at a2, edges a2+1 ..= c counted.
+        let stopped = w + (c - a2) as u32;
+        want.extend(wr(stopped));
+        want.extend(wr(stopped));
+        expect_pins(b, "reads among writes", &got, &want);
+
+        // PRESETn low in the wait state s+1: the read still completes in s+2 with the value of
+        // cycle s+1; edge s+2 resets, so the next read returns the reset value. And with PRESETn
+        // low in both access cycles (reset edges s+2 and s+3).
+        for reset_in in [&[0usize][..], &[0, 1]] {
+            let r = start_cycle_counter(b, 0, 0);
+            idle_cycle(b, true);
+            let (pins, s) = hand_read(b, ctr, reset_in);
+            let v = lo(r.value_at(s + 1));
+            let case = format!("PRESETn low in access cycles {reset_in:?}");
+            expect_pins(b, &case, &pins, &[(true, 0), (false, 0), (true, v)]);
+            // The cycle after: reset state, idle bus (PRESETn high again).
+            let after = idle_cycle(b, true);
+            expect_pins(b, &case, &[after], &[(true, 0)]);
+            let ctr_w = b.word(RegId::Evcntr(0), Low);
+            b.check(&ctr_w, S, ctr_w.reset, &format!("after the reset ({case})"));
+            let cr = b.word(RegId::Cr, Low);
+            b.check(&cr, S, cr.reset, &format!("after the reset ({case})"));
+        }
+        b.write_reg(RegId::Cr, Low, 0);
+    });
 }

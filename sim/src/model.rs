@@ -540,8 +540,13 @@ pub struct Model {
     /// "Event lanes and counting": event -> count 3 cycles). Bit-sliced: bit n of `stage[i]` is
     /// bit i of counter n's number.
     stage: [u64; STAGE_BITS],
-    /// APB setup register: the transfer whose access cycle is the next cycle (behaviour.md).
+    /// APB setup register: the transfer whose (first) access cycle is the next cycle
+    /// (behaviour.md).
     setup: Option<Setup>,
+    /// Read data register: `Some(value)` in a read's second access cycle (PREADY = 1, PRDATA =
+    /// value), loaded at the edge ending its first access cycle, in which the read was performed
+    /// (behaviour.md "APB4 completer": one wait state per read).
+    rdata_q: Option<u32>,
     /// PRESETn of the previous cycle was low: this edge resets (behaviour.md, "Clocking and reset").
     rst_q: bool,
     /// 64-bit read snapshot: valid flag, register (slot) and latched high word.
@@ -812,6 +817,7 @@ impl Model {
             lanes_q: [LaneIn::default(); MAX_LANES as usize],
             stage: [0; STAGE_BITS],
             setup: None,
+            rdata_q: None,
             rst_q: false,
             snap_valid: false,
             snap_slot: 0,
@@ -900,12 +906,15 @@ impl Model {
         }
     }
 
-    /// PRDATA in the current cycle: the value read when this is a read's access cycle, else 0.
+    /// PRDATA in the current cycle: the value of the read performed in the previous cycle when
+    /// this is a read's second access cycle, else 0.
     pub fn prdata(&self) -> u32 {
-        match self.setup {
-            Some(r) if !r.write => self.read_access(&r).0,
-            _ => 0,
-        }
+        self.rdata_q.unwrap_or(0)
+    }
+
+    /// PREADY in the current cycle: 0 in a read's first access cycle (its wait state), else 1.
+    pub fn pready(&self) -> bool {
+        !matches!(self.setup, Some(r) if !r.write)
     }
 
     /// Synchronous reset: every register takes its reset value from the map.
@@ -930,6 +939,7 @@ impl Model {
         self.lanes_q = [LaneIn::default(); MAX_LANES as usize];
         self.stage = [0; STAGE_BITS];
         self.setup = None;
+        self.rdata_q = None;
         self.snap_valid = false;
         self.snap_slot = 0;
         self.snap_hi = 0;
@@ -1346,10 +1356,14 @@ impl Model {
         let access_read = req.filter(|r| !r.write);
         let access_write = req.filter(|r| r.write);
 
-        // APB read access: the register state of this cycle drove PRDATA; the snapshot rule.
+        // APB read, first access cycle (the wait state): the register state of this cycle is
+        // registered for PRDATA in the next cycle; the snapshot rule.
+        self.rdata_q = None;
         if let Some(r) = access_read {
+            let (value, snap) = self.read_access(&r);
+            self.rdata_q = Some(value);
             // Any transfer other than a permitted low-word read ends the snapshot.
-            match self.read_access(&r).1 {
+            match snap {
                 Some((s, hi)) => {
                     self.snap_valid = true;
                     self.snap_slot = s;
@@ -1561,13 +1575,14 @@ impl Model {
 
 impl Dut for Model {
     fn step(&mut self, inp: &PinInputs) -> PinOutputs {
-        // Every output is a function of registers only: PREADY = 1, PSLVERR = 0.
+        // Every output is a function of registers only: PREADY = 0 in a read's first access
+        // cycle (PRDATA 0), PREADY = 1 and PRDATA = the read's value in its second; PSLVERR = 0.
         // A payload output is 0 outside its VALID (docs/behaviour.md "MSI write master").
         let awvalid = self.busy && !self.aw_done;
         let wvalid = self.busy && !self.w_done;
         let out = PinOutputs {
             prdata: self.prdata(),
-            pready: true,
+            pready: self.pready(),
             pslverr: false,
             irq: self.irq,
             awvalid,
@@ -1858,7 +1873,9 @@ mod tests {
         d.idle(3);
         assert_eq!(d.dut.counter(0), 1);
 
-        // A read whose access cycle is e+2 does not see it; one whose access cycle is e+3 does.
+        // A read whose (first) access cycle is e+2 does not see it; one whose access cycle is e+3
+        // does. The value is that of the first access cycle (the wait state, PREADY = 0, PRDATA =
+        // 0) and appears on PRDATA in the second (PREADY = 1), whatever the later edges count.
         for (access, want) in [(2u64, 0u32), (3, 1)] {
             let mut d = setup();
             let a = addr(&d, RegId::Evcntr(0));
@@ -1870,7 +1887,19 @@ mod tests {
             (bus.psel, bus.paddr) = (true, a);
             d.step_with(bus.clone()); // the read's setup, cycle e + access - 1
             bus.penable = true;
-            assert_eq!(d.step_with(bus).prdata, want, "access cycle e+{access}");
+            let wait = d.step_with(bus.clone()); // cycle e + access: the read is performed
+            assert_eq!(
+                (wait.pready, wait.prdata),
+                (false, 0),
+                "access cycle e+{access}"
+            );
+            assert_eq!(d.dut.counter(0), 1);
+            let done = d.step_with(bus); // cycle e + access + 1
+            assert_eq!(
+                (done.pready, done.prdata),
+                (true, want),
+                "access cycle e+{access}"
+            );
         }
     }
 
@@ -2047,14 +2076,16 @@ mod tests {
         wr64(&mut d, RegId::Evcntr(1), 0x7_0000_0000);
         wr(&mut d, RegId::CntenSet0, 1);
         wr(&mut d, RegId::Cr, 1);
-        // Low read (access cycle) sees 0xFFFF_FFFF; the counter carries into the high word at the
-        // next edge.
+        // CR = 1 at edge w: 0xFFFF_FFFF after edge w+1. The low read (setup w+1) is performed in
+        // its first access cycle w+2 and sees 0xFFFF_FFFF; the counter carries into the high word
+        // at edge w+2. The high read (setup w+4, performed w+5) returns the snapshot; the pair ends
+        // at edge w+6, 5 edges after w+1.
         assert_eq!(
             d.apb_read64(a, S),
             0x0000_0000_FFFF_FFFF,
             "a value the counter had"
         );
-        assert_eq!(d.dut.counter(0), 0x1_0000_0002);
+        assert_eq!(d.dut.counter(0), 0x1_0000_0004);
         assert_eq!(d.apb_read(a + 4, S), 1, "high word alone: live");
 
         // Another transfer between the low and the high reads ends the snapshot.
@@ -4311,19 +4342,24 @@ mod tests {
         start(&mut d);
         tick(&mut d); // w+1
         assert_eq!(d.dut.svr(1), 0, "no capture yet");
-        // Cycle w+2: the overflow edge, and the setup of an SVR1 read (access cycle w+3).
+        // Cycle w+2: the overflow edge, and the setup of an SVR1 read (performed in its first
+        // access cycle w+3, PRDATA in w+4).
         let mut bus = PinInputs::idle(1);
         (bus.psel, bus.paddr) = (true, addr(&d, RegId::Svr(1)));
         d.step_with(bus.clone());
         let after = [d.dut.counter(0), d.dut.counter(1), d.dut.counter(2)];
         assert_eq!((after[0], after[1], after[2]), (0, 102, 7));
         assert_eq!([d.dut.svr(0), d.dut.svr(1), d.dut.svr(2)], after);
-        // 10.2.1: the capture is visible no later than the interrupt (a cycle before it).
+        // 10.2.1: the capture is visible no later than the interrupt: the read performed in
+        // cycle w+3, a cycle before the pulse, returns it (on PRDATA in w+4, with the pulse).
         bus.penable = true;
-        let o = d.step_with(bus);
+        let o = d.step_with(bus.clone());
         assert!(!o.irq);
-        assert_eq!(o.prdata, 102);
-        assert!(tick(&mut d).irq, "the pulse in cycle w+4");
+        assert_eq!((o.pready, o.prdata), (false, 0), "w+3: the wait state");
+        let o = d.step_with(bus);
+        assert_eq!((o.pready, o.prdata), (true, 102));
+        assert!(o.irq, "the pulse in cycle w+4");
+        assert!(!tick(&mut d).irq, "one pulse");
         d.idle(3);
         assert_eq!(d.dut.svr(1), 102);
 
@@ -4378,21 +4414,26 @@ mod tests {
         wr64(&mut d, RegId::Evcntr(0), 0x0_1234_5678);
         wr(&mut d, RegId::Capr, 1);
         assert_eq!(d.apb_read64(svr0, S), 0x0_1234_5678);
-        wr64(&mut d, RegId::Evcntr(0), 0x1_0000_0005); // stopped counter
-                                                       // Low-word read with its access cycle a; an external capture at edge a+1 changes SVR0
-                                                       // before the high-word read (setup a+1, access a+2): it returns the snapshot.
+        // Stopped counter.
+        wr64(&mut d, RegId::Evcntr(0), 0x1_0000_0005);
+        // Low-word read performed in its first access cycle a (PRDATA in a+1); an external
+        // capture at edge a+1 changes SVR0 before the high-word read (setup a+2, performed in
+        // a+3): it returns the snapshot.
         let mut bus = PinInputs::idle(1);
         (bus.psel, bus.paddr) = (true, svr0);
         d.step_with(bus.clone());
         bus.penable = true;
         d.capt_req = true; // sampled at edge a
-        assert_eq!(d.step_with(bus.clone()).prdata, 0x1234_5678);
+        assert!(!d.step_with(bus.clone()).pready, "a: the wait state");
         d.capt_req = false;
+        let o = d.step_with(bus.clone()); // a+1: the capture happens at its edge
+        assert_eq!((o.pready, o.prdata), (true, 0x1234_5678));
+        assert_eq!(d.dut.svr(0), 0x1_0000_0005);
         bus.paddr = svr0 + 4;
         bus.penable = false;
-        d.step_with(bus.clone()); // a+1: the capture happens at its edge
-        assert_eq!(d.dut.svr(0), 0x1_0000_0005);
+        d.step_with(bus.clone()); // a+2: the high read's setup
         bus.penable = true;
+        assert!(!d.step_with(bus.clone()).pready, "a+3: the wait state");
         assert_eq!(
             d.step_with(bus).prdata,
             0,

@@ -251,6 +251,10 @@ impl Access {
 
 pub use crate::axi::MsiResponder;
 
+/// The wait states the [`Driver`] allows before it declares PREADY stuck (the contract has 1 per
+/// read and 0 per write; its bound is 2).
+pub const MAX_WAIT_STATES: u32 = 16;
+
 /// Called with (cycle, inputs, outputs) after every cycle.
 pub type Observer = Box<dyn FnMut(u64, &PinInputs, &PinOutputs)>;
 
@@ -339,8 +343,8 @@ impl<D: Dut> Driver<D> {
         }
     }
 
-    /// One APB4 write: setup then access (no wait states expected; waits while PREADY is 0).
-    /// Returns PSLVERR.
+    /// One APB4 write: setup then access (no wait states expected; waits while PREADY is 0, at
+    /// most [`MAX_WAIT_STATES`] cycles). Returns PSLVERR.
     pub fn apb_write_strb(&mut self, addr: u32, data: u32, strb: u8, access: Access) -> bool {
         let mut b = self.bus();
         b.psel = true;
@@ -352,12 +356,16 @@ impl<D: Dut> Driver<D> {
         b.pnse = access.pnse();
         self.step_with(b.clone());
         b.penable = true;
-        loop {
+        for _ in 0..=MAX_WAIT_STATES {
             let out = self.step_with(b.clone());
             if out.pready {
                 return out.pslverr;
             }
         }
+        panic!(
+            "{}: APB write to {addr:#x}: PREADY still 0 after {MAX_WAIT_STATES} wait states",
+            self.dut.name()
+        );
     }
 
     /// A full-word APB write.
@@ -365,7 +373,9 @@ impl<D: Dut> Driver<D> {
         self.apb_write_strb(addr, data, 0xF, access)
     }
 
-    /// One APB4 read: returns (PRDATA, PSLVERR).
+    /// One APB4 read: setup, then access cycles until PREADY = 1 (one wait state expected,
+    /// docs/behaviour.md "APB4 completer"; at most [`MAX_WAIT_STATES`]). Returns (PRDATA,
+    /// PSLVERR) of the cycle with PREADY = 1.
     pub fn apb_read_full(&mut self, addr: u32, access: Access) -> (u32, bool) {
         let mut b = self.bus();
         b.psel = true;
@@ -374,12 +384,16 @@ impl<D: Dut> Driver<D> {
         b.pnse = access.pnse();
         self.step_with(b.clone());
         b.penable = true;
-        loop {
+        for _ in 0..=MAX_WAIT_STATES {
             let out = self.step_with(b.clone());
             if out.pready {
                 return (out.prdata, out.pslverr);
             }
         }
+        panic!(
+            "{}: APB read of {addr:#x}: PREADY still 0 after {MAX_WAIT_STATES} wait states",
+            self.dut.name()
+        );
     }
 
     /// One APB4 read: PRDATA.

@@ -82,12 +82,14 @@
 //! - Successive `event` lines run one after the other, each for its own cycles, never at the same
 //!   time, even on different lanes.
 //!
-//! **Timing** (docs/behaviour.md): lane inputs presented in cycle e are counted at edge e+1 and are
-//! visible to a read whose access cycle is e+2 or later. A `read` issued right after an `event`
-//! line has its setup cycle at e_last+1 and its access cycle at e_last+2, so it sees every event
-//! of the line. Every access takes two cycles (setup, access) with PREADY = 1; a read returns the
-//! register state of its access cycle, a write takes effect at the edge that ends its access
-//! cycle.
+//! **Timing** (docs/behaviour.md): lane inputs presented in cycle e are counted at edge e+2 and
+//! are visible to a read performed in cycle e+3 or later (its first access cycle). A `read`
+//! issued right after an `event` line has its setup cycle at e_last+1 and its first access cycle
+//! at e_last+2, so it sees every event of the line but the last cycle's; one `idle 1` between
+//! them makes it see all. A write takes two cycles (setup, access with PREADY = 1) and takes
+//! effect at the edge that ends its access cycle. A read takes three (setup; the first access
+//! cycle, the wait state with PREADY = 0, in which it is performed: it returns the register state
+//! of that cycle; the second access cycle with PREADY = 1 and the value on PRDATA).
 //!
 //! ## MSI writes and the capture request
 //! The [`Driver`] carries an AXI4-Lite slave on the PMCG's MSI write master (`driver.msi`, an
@@ -142,8 +144,8 @@
 //!
 //! ## Trace
 //! With `trace`, every command prints the cycle it starts in as it runs, e.g.
-//! `cycle 12: read 0x00e00 -> 0x00703f3f (ns)`, `cycle 14: write 0x00e04 <- 0x00000001 (s)`,
-//! `cycle 15: event lane=0 sid=0x0 ss=ns ids=0x1 bits=0x00000001 cycles=10`, `cycle 30: idle 1`,
+//! `cycle 12: read 0x00e00 -> 0x00703f3f (ns)`, `cycle 15: write 0x00e04 <- 0x00000001 (s)`,
+//! `cycle 17: event lane=0 sid=0x0 ss=ns ids=0x1 bits=0x00000001 cycles=10`, `cycle 27: idle 1`,
 //! `cycle 0: reset`, and irq pulses as `cycle 62: irq pulse` (or `cycles A-B: N irq pulses` when they
 //! happen within an APB access).
 //!
@@ -185,8 +187,11 @@ impl Script {
         self.lines
             .iter()
             .map(|(_, c)| match c {
-                Command::Write { .. } | Command::Read { .. } => 2,
-                Command::Write64 { .. } | Command::Read64 { .. } => 4,
+                // A read has one wait state (docs/behaviour.md "APB4 completer").
+                Command::Write { .. } => 2,
+                Command::Read { .. } => 3,
+                Command::Write64 { .. } => 4,
+                Command::Read64 { .. } => 6,
                 Command::Event { cycles, .. } => *cycles,
                 Command::Idle(n) => *n,
                 Command::Reset => 1,
@@ -1378,8 +1383,12 @@ mod tests {
         /// (counter, high word) latched by the previous transfer when it was a low-word read.
         snapshot: Option<(u32, u32)>,
         stage: Vec<LaneIn>,
-        /// The address of a read set up in the previous cycle (this is its access cycle).
+        /// The address of a read set up in the previous cycle (this is its first access cycle,
+        /// the wait state, in which it is performed).
         setup_read: Option<u32>,
+        /// The value of the read performed in the previous cycle (this is its second access
+        /// cycle: PREADY = 1, PRDATA = the value).
+        rdata: Option<u32>,
         irq: bool,
         /// A qualifying overflow at the previous edge: this edge acts on it (irq in the next
         /// cycle, the MSI issued or pending), as docs/behaviour.md's 2-cycle latency gives.
@@ -1421,6 +1430,7 @@ mod tests {
                 snapshot: None,
                 stage: vec![LaneIn::default(); cfg.lanes as usize],
                 setup_read: None,
+                rdata: None,
                 irq: false,
                 qualified: false,
                 cycle: 0,
@@ -1436,9 +1446,16 @@ mod tests {
                 self.cycle,
             );
             let scratch = std::mem::take(&mut self.scratch);
+            // A read performed before the reset still completes (docs/behaviour.md).
+            let rdata = self.rdata.take();
             *self = Mock::new(&self.cfg);
-            (self.inputs, self.transfers, self.cycle, self.scratch) =
-                (inputs, transfers, cycle, scratch);
+            (
+                self.inputs,
+                self.transfers,
+                self.cycle,
+                self.scratch,
+                self.rdata,
+            ) = (inputs, transfers, cycle, scratch, rdata);
         }
 
         fn word(value: u64, w: Word) -> u32 {
@@ -1526,14 +1543,18 @@ mod tests {
 
     impl Dut for Mock {
         fn step(&mut self, inp: &PinInputs) -> PinOutputs {
-            // A read returns the state of its access cycle (docs/behaviour.md).
-            let prdata = match self.setup_read.take() {
-                Some(addr) => self.read(addr),
-                None => 0,
+            // A read returns the state of its first access cycle (the wait state, PREADY = 0) on
+            // PRDATA in its second (docs/behaviour.md).
+            let (pready, prdata) = match self.rdata.take() {
+                Some(v) => (true, v),
+                None => (self.setup_read.is_none(), 0),
             };
+            if let Some(addr) = self.setup_read.take() {
+                self.rdata = Some(self.read(addr));
+            }
             let out = PinOutputs {
                 prdata,
-                pready: true,
+                pready,
                 pslverr: false,
                 irq: self.irq,
                 msi_memattr: (self.irq_cfg2 & 0xF) as u8,
@@ -2320,8 +2341,8 @@ read 0x2000                        # no expectation: not counted
         assert!(report.failures[1].starts_with("line 6: "));
         assert!(report.failures[1].contains("(mask 0x000000f0)"));
         assert!(out.contains("FAIL line 4: read 0x02000: expected 0x12345679, got 0x12345678"));
-        // 1 write + 6 reads, two cycles each.
-        assert_eq!(report.cycles, 14);
+        // 1 write of two cycles, 6 reads of three (setup, wait state, completion).
+        assert_eq!(report.cycles, 2 + 6 * 3);
 
         let (report, out, _) = run_text("config\nread 0xE00 expect 0x00703F3F\n", false);
         assert!(report.ok());
@@ -2349,7 +2370,8 @@ read64 0x2000 expect 0x1122334455667789   # fail
             data,
             pprot,
         };
-        // The mock logs a write at its access cycle and a read at its setup cycle.
+        // The mock logs a write at its access cycle and a read at its setup cycle. A write takes
+        // cycles s, s+1; a read s, s+1 (wait), s+2.
         let log = &driver.dut.transfers;
         assert_eq!(
             &log[..8],
@@ -2357,11 +2379,11 @@ read64 0x2000 expect 0x1122334455667789   # fail
                 t(1, true, 0x2000, 0x5566_7788, 0b010),
                 t(3, true, 0x2004, 0x1122_3344, 0b010),
                 t(4, false, 0x2000, 0, 0b010),
-                t(6, false, 0x2004, 0, 0b010),
-                t(9, true, 0x2008, 0x0000_0001, 0b000),
-                t(11, true, 0x200C, 0xAABB_CCDD, 0b000),
-                t(12, false, 0x2008, 0, 0b000),
-                t(14, false, 0x200C, 0, 0b000),
+                t(7, false, 0x2004, 0, 0b010),
+                t(11, true, 0x2008, 0x0000_0001, 0b000),
+                t(13, true, 0x200C, 0xAABB_CCDD, 0b000),
+                t(14, false, 0x2008, 0, 0b000),
+                t(17, false, 0x200C, 0, 0b000),
             ]
         );
     }
@@ -2680,7 +2702,8 @@ idle 1
         let (report, _, driver) = run_text(text, false);
         assert!(report.ok());
         let resets: Vec<bool> = driver.dut.inputs.iter().map(|i| i.presetn).collect();
-        assert_eq!(resets, vec![true, true, false, true, true, true]);
+        // write (2 cycles), reset (1), read (3: setup, wait state, completion), idle 1.
+        assert_eq!(resets, vec![true, true, false, true, true, true, true]);
     }
 
     #[test]
@@ -2700,9 +2723,9 @@ reset
             vec![
                 "cycle 0: idle 12",
                 "cycle 12: read 0x00e00 -> 0x00703f3f (ns)",
-                "cycle 14: write 0x00e04 <- 0x00000001 (s)",
-                "cycle 16: event lane=0 sid=0x0 ss=ns ids=0x1 bits=0x00000001 cycles=2",
-                "cycle 18: reset",
+                "cycle 15: write 0x00e04 <- 0x00000001 (s)",
+                "cycle 17: event lane=0 sid=0x0 ss=ns ids=0x1 bits=0x00000001 cycles=2",
+                "cycle 19: reset",
                 "0 passed, 0 failed",
             ]
         );
@@ -2741,7 +2764,8 @@ expect irq 0
 ";
         let (report, out, _) = run_text(text, false);
         assert_eq!(out, "3 passed, 0 failed\n");
-        assert_eq!(report.cycles, 2 + 2 * 3 + 3 + 2 + 1 + 4);
+        // Reads take 3 cycles (one wait state), writes 2, read64 two reads.
+        assert_eq!(report.cycles, 3 + 3 * 2 + 3 + 2 + 1 + 2 * 3);
     }
 
     // -----------------------------------------------------------------------------------------

@@ -57,14 +57,20 @@ pub struct Stimulus {
     bitmap_addrs: Vec<u32>,
     lane_events: Vec<u16>,
     map: RegisterMap,
-    /// The transfer in progress: (inputs of its setup cycle, whether the access cycle is next).
+    /// The transfer in progress: the inputs of its setup cycle; its access cycles follow.
     pending: Option<PinInputs>,
+    /// Access cycles of the pending transfer still to drive: a write's access lasts one cycle,
+    /// a read's two (its wait state, PREADY = 0, then PREADY = 1; docs/behaviour.md "APB4
+    /// completer"). The stimulus is open-loop: it holds the access for the contract's length,
+    /// and a backend whose PREADY differs fails the lock-step comparison.
+    access_left: u32,
     lanes: Vec<LaneIn>,
     /// Probability of activity on a lane per cycle (percent).
     pub lane_activity: u32,
     /// Probability of starting a transfer on an idle cycle (percent).
     pub bus_activity: u32,
-    /// Probability of a reset cycle (per 100,000 cycles).
+    /// Probability of a reset cycle (per 100,000 idle cycles; ten times that per read wait
+    /// state).
     pub reset_rate: u32,
     /// Cycles generated so far.
     now: u64,
@@ -168,6 +174,7 @@ impl Stimulus {
             lane_events: cfg.lane_event_ids(),
             map,
             pending: None,
+            access_left: 0,
             lane_activity: 60,
             bus_activity: 50,
             reset_rate: 5,
@@ -334,10 +341,22 @@ impl Stimulus {
         let mut inp = PinInputs::idle(self.lanes.len());
         inp.lanes.clone_from(&self.lanes);
         inp.capt_req = self.capt_req;
-        if let Some(mut setup) = self.pending.take() {
+        if let Some(mut setup) = self.pending.clone() {
             setup.penable = true;
             setup.lanes.clone_from(&self.lanes);
             setup.capt_req = self.capt_req;
+            // A read's wait state: now and then PRESETn falls in it; the read still completes
+            // in the next cycle (docs/behaviour.md "APB4 completer").
+            if !setup.pwrite
+                && self.access_left == 2
+                && self.rng.gen_range(0..100_000) < 10 * self.reset_rate
+            {
+                setup.presetn = false;
+            }
+            self.access_left -= 1;
+            if self.access_left == 0 {
+                self.pending = None;
+            }
             return setup;
         }
         if self.rng.gen_range(0..100_000) < self.reset_rate {
@@ -347,7 +366,7 @@ impl Stimulus {
         if let Some(addr) = self.follow_read.take() {
             inp.psel = true;
             inp.paddr = addr;
-            self.pending = Some(inp.clone());
+            self.start(&inp);
             return inp;
         }
         if let Some((at, chase)) = self.chase {
@@ -373,7 +392,7 @@ impl Stimulus {
                         inp.pstrb = strb;
                     }
                 }
-                self.pending = Some(inp.clone());
+                self.start(&inp);
                 return inp;
             }
         }
@@ -387,7 +406,7 @@ impl Stimulus {
                 self.irq_toggles += (addr == irq_ctrl && data == 0) as u64;
                 (inp.psel, inp.pwrite, inp.paddr, inp.pwdata, inp.pstrb) =
                     (true, true, addr, data, 0xF);
-                self.pending = Some(inp.clone());
+                self.start(&inp);
                 return inp;
             }
         }
@@ -413,7 +432,7 @@ impl Stimulus {
                     self.rng.gen_range(0..16)
                 };
             }
-            self.pending = Some(inp.clone());
+            self.start(&inp);
         }
         inp
     }
@@ -423,8 +442,8 @@ impl Stimulus {
     /// write of the counter's bit whose access edge is within two edges of that wrap, and often
     /// a perf disable/enable just after it (see `toggles`). Wider
     /// counters, half the time: schedule a low-then-high read whose low read samples before the
-    /// carry and whose high read samples after it (a read samples the state of its access cycle:
-    /// low setup at s+k or s+k+1 straddles; the aim spans s+k ..= s+k+2); the other half: the
+    /// carry and whose high read samples after it (a read samples the state of its first access
+    /// cycle: low setup at s+k or s+k+1 straddles; the aim spans s+k ..= s+k+2); the other half: the
     /// paired high-word write, around the carry (other transfers may come between).
     fn aim_chase(&mut self, addr: u32, data: u32) {
         let Some(n) = self.counter_addrs.iter().position(|&a| a == addr) else {
@@ -516,6 +535,12 @@ impl Stimulus {
         }
     }
 
+    /// Makes `setup` (the inputs of this setup cycle) the transfer in progress.
+    fn start(&mut self, setup: &PinInputs) {
+        self.access_left = if setup.pwrite { 1 } else { 2 };
+        self.pending = Some(setup.clone());
+    }
+
     /// A reset cycle's inputs (to start every run from the reset state).
     pub fn reset_inputs(&self) -> PinInputs {
         let mut inp = PinInputs::idle(self.lanes.len());
@@ -600,7 +625,8 @@ pub fn lockstep(
                 }));
             }
         }
-        if inp.psel && inp.penable && !inp.pwrite {
+        // A read completes in its second access cycle (PREADY = 1), where PRDATA is valid.
+        if inp.psel && inp.penable && !inp.pwrite && outs[0].pready {
             stats.reads += 1;
             if outs[0].prdata != 0 {
                 stats.nonzero_reads += 1;

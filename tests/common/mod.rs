@@ -202,16 +202,61 @@ pub fn tools_required() -> bool {
         .unwrap_or(false)
 }
 
-/// The backends for `cfg`: model, native and (when available) Verilator.
+/// The backend names `PMCG_BACKENDS` selects: a comma list of `model`, `native` and
+/// `verilator` (spaces ignored, in any order); unset or empty selects all three. An unknown name
+/// panics (a typo must not silently skip a backend). With PMCG_REQUIRE_TOOLS=1 a selected
+/// Verilator must be installed; a Verilator left out of the list is not required.
+pub fn selected_backends() -> Vec<&'static str> {
+    const ALL: [&str; 3] = ["model", "native", "verilator"];
+    let list = std::env::var("PMCG_BACKENDS").unwrap_or_default();
+    if list.trim().is_empty() {
+        return ALL.to_vec();
+    }
+    let mut v: Vec<&'static str> = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let b = ALL.iter().copied().find(|b| *b == name).unwrap_or_else(|| {
+            panic!("PMCG_BACKENDS: unknown backend `{name}` (model, native, verilator)")
+        });
+        if !v.contains(&b) {
+            v.push(b);
+        }
+    }
+    // Always in the order model, native, verilator.
+    v.sort_by_key(|b| ALL.iter().position(|a| a == b));
+    v
+}
+
+/// The CLI `--backend` names among `among` that `PMCG_BACKENDS` selects, in `among`'s order;
+/// `verilator` only when it is installed (`have_tool`: required with PMCG_REQUIRE_TOOLS=1).
+pub fn cli_backends(among: &[&'static str]) -> Vec<&'static str> {
+    let selected = selected_backends();
+    among
+        .iter()
+        .copied()
+        .filter(|b| selected.contains(b))
+        .filter(|b| *b != "verilator" || have_tool("verilator"))
+        .collect()
+}
+
+/// Whether `PMCG_BACKENDS` selects the backend `name`.
+pub fn backend_selected(name: &str) -> bool {
+    selected_backends().contains(&name)
+}
+
+/// The backends for `cfg` that `PMCG_BACKENDS` selects (default: model, native and, when
+/// available, Verilator).
 pub fn backends(cfg: &PmcgConfig) -> Vec<Box<dyn Dut>> {
-    let mut v: Vec<Box<dyn Dut>> = vec![
-        Box::new(Model::new(cfg)),
-        Box::new(NativeDut::new(cfg).unwrap()),
-    ];
-    match VerilatorDut::new(cfg) {
-        Ok(d) => v.push(Box::new(d)),
-        Err(e) if !tools_required() => eprintln!("note: Verilator backend skipped: {e}"),
-        Err(e) => panic!("Verilator backend required (PMCG_REQUIRE_TOOLS=1): {e}"),
+    let mut v: Vec<Box<dyn Dut>> = Vec::new();
+    for b in selected_backends() {
+        match b {
+            "model" => v.push(Box::new(Model::new(cfg))),
+            "native" => v.push(Box::new(NativeDut::new(cfg).unwrap())),
+            _ => match VerilatorDut::new(cfg) {
+                Ok(d) => v.push(Box::new(d)),
+                Err(e) if !tools_required() => eprintln!("note: Verilator backend skipped: {e}"),
+                Err(e) => panic!("Verilator backend required (PMCG_REQUIRE_TOOLS=1): {e}"),
+            },
+        }
     }
     v
 }
@@ -257,14 +302,11 @@ pub fn for_each_backend(cfg: &PmcgConfig, test: impl Fn(&mut Driver<Box<dyn Dut>
 pub mod pmcg;
 pub mod sid_modes;
 
-/// Runs each of `scripts` (tests/scripts/) through the CLI on every backend: each run also
-/// checks the reference model in lock-step, every output every cycle, and must end with
-/// "N passed, 0 failed" for some N > 0.
+/// Runs each of `scripts` (tests/scripts/) through the CLI on every backend `PMCG_BACKENDS`
+/// selects: each run also checks the reference model in lock-step, every output every cycle,
+/// and must end with "N passed, 0 failed" for some N > 0.
 pub fn scripts_pass_on_every_backend(scripts: &[&str]) {
-    let mut backends = vec!["model", "native"];
-    if have_tool("verilator") {
-        backends.push("verilator");
-    }
+    let backends = cli_backends(&["model", "native", "verilator"]);
     for script in scripts {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/scripts")
