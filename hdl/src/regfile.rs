@@ -1,21 +1,24 @@
 //! `RegFile`: the PMCG register file and counter bank control, behind a generic register request
 //! (it never sees APB) in the request's access cycle. Every input is a register (the APB setup
 //! registers, the match stage, the capture-request and reset registers, the MSI master's state),
-//! so this block is never in a live-input path.
+//! except the live PADDR, which only its address decoder's setup-cycle registers see.
 //!
 //! ```text
-//!   req_rd/req_wr/req_addr/req_wdata/req_strb/req_ns/req_root (registered at the setup edge)
-//!        │ decode (addresses, masks, resets: Constants from the register map)
+//!   PADDR (live) ──► AddrDecode (decode.rs): one-hot hits and element selects, registered
+//!   req_rd/req_wr/req_wdata/req_strb/req_ns/req_root (registered at the setup edge)
+//!        │ (masks, resets: Constants from the register map)
 //!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
-//!        ├──► counter n: write strobes, merged write data, EVTYPER event decode,
-//!        │    filter decode (CARE, VALUE, mode bits) at an EVTYPER/SMR write
-//!        └──► read mux ──► rd_data (PRDATA in the access cycle)
+//!        ├──► counter n: write strobes, merged write data (AND-OR over the element selects),
+//!        │    registered EVTYPER/SMR ──► filter decode (CARE, VALUE, mode bits) one edge later
+//!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_add (registered, first access cycle)
+//!               ──► stage 2: + pending carry ──► rd_data (PRDATA in the second access cycle)
 //!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
 //!        ──► accepted security states, key compare ──► match count ──► c_match[n] (register)
 //!
-//!   c_match[n] := CR.E & CNTEN[n] ? match count : 0
-//!   counter n (10.5.2.1):  inc = event 0 ? (CR.E & CNTEN[n] ? 1 : 0) : c_match[n]
+//!   c_match[n] := event 0 after this edge ? (CR.E & CNTEN[n] after this edge ? 1 : 0)
+//!                 : (CR.E & CNTEN[n] ? match count : 0)
+//!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
 //!   ┌───────────────────┐  carry   ┌──────────────┐
 //!   │ lo[31:0] += inc   ├─────────►│ pend (1 bit) │──► hi += pend at the next edge
 //!   └───────────────────┘          └──────────────┘
