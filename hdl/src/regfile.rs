@@ -135,6 +135,8 @@ pub struct RegFile {
     /// The read mux: stage 1's word (combinational), its register, the pending carry still to
     /// add to a high part, and the read's completion (stage 2's cycle).
     rd_word: Signal<Local, Bits<32>>,
+    rd_misc: Signal<Local, Bits<32>>,
+    rq_misc: DFF<Bits<32>>,
     /// CR, CR.E and CNTEN after this edge; counter n's event selection after this edge.
     cr_nx: Signal<Local, Bits<32>>,
     cr_e_nx: Signal<Local, Bit>,
@@ -662,6 +664,8 @@ impl RegFile {
             fd_sel: Default::default(),
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
+            rd_misc: Default::default(),
+            rq_misc: Default::default(),
             cr_nx: Default::default(),
             cr_e_nx: Default::default(),
             cnten_nx: Default::default(),
@@ -878,7 +882,7 @@ impl Logic for RegFile {
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
             snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam, pair_open,
             pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt, fd_smr, fd_sel,
-            fd_filt, fd_evtw, fd_wr0, rq_word, rq_add, rq_done
+            fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done
         );
         // ---- Request decode -------------------------------------------------------------
         self.dec.clock.next = self.clock.val();
@@ -1633,63 +1637,65 @@ impl Logic for RegFile {
         }
         // ---- Read mux, two stages (docs/behaviour.md "APB4 completer": one wait state) -------
         // Stage 1, in the read's first access cycle: the selected word of this cycle's state,
-        // registered at its edge with the high part's pending carry still to add (`rq_add`).
-        // The selects are one-hot (decoded in the setup cycle), so the mux is an OR of terms.
-        self.rd_word.next = self.dec.ro_val.val();
+        // registered at its edge in two parts, the single registers (`rq_misc`) and the arrays
+        // (`rq_word`, with a high part's pending carry still to add: `rq_add`); stage 2 joins
+        // them. The selects are one-hot (decoded in the setup cycle): each mux is an OR of terms.
+        self.rd_misc.next = self.dec.ro_val.val();
         if self.dec.cr.val() {
-            self.rd_word.next = self.rd_word.val() | self.cr.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.cr.q.val();
         }
         if (!self.req_ns.val()) & self.at_scr.val() {
-            self.rd_word.next = self.rd_word.val() | self.scr.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.scr.q.val();
         }
         if self.dec.rootcr.val() {
-            self.rd_word.next = self.rd_word.val() | self.rootcr.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.rootcr.q.val();
         }
         if (!self.req_ns.val()) & self.dec.s_mpamidr.val() {
-            self.rd_word.next = self.rd_word.val() | self.s_mpamidr_val.val();
+            self.rd_misc.next = self.rd_misc.val() | self.s_mpamidr_val.val();
         }
         if self.dec.irq_ctrl.val() {
-            self.rd_word.next = self.rd_word.val() | self.irq_ctrl.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.irq_ctrl.q.val();
         }
         if self.dec.gmpam.val() {
-            self.rd_word.next = self.rd_word.val() | self.gmpam.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.gmpam.q.val();
         }
         if self.irq_ack.val() & self.dec.irq_ack.val() {
-            self.rd_word.next = self.rd_word.val() | self.irqen_mask.val();
+            self.rd_misc.next = self.rd_misc.val() | self.irqen_mask.val();
         }
         if self.irq_abt.val() & self.dec.irq_status.val() {
-            self.rd_word.next = self.rd_word.val() | self.abt_mask.val();
+            self.rd_misc.next = self.rd_misc.val() | self.abt_mask.val();
         }
         if self.dec.cfg0.val() {
-            self.rd_word.next = self.rd_word.val() | self.cfg0.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.cfg0.q.val();
         }
         if self.dec.cfg0_hi.val() {
-            self.rd_word.next = self.rd_word.val() | self.cfg0_hi.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.cfg0_hi.q.val();
         }
         if self.dec.cfg1.val() {
-            self.rd_word.next = self.rd_word.val() | self.cfg1.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.cfg1.q.val();
         }
         if self.dec.cfg2.val() {
-            self.rd_word.next = self.rd_word.val() | self.cfg2.q.val();
+            self.rd_misc.next = self.rd_misc.val() | self.cfg2.q.val();
         }
         if self.dec.cntenset.val() | self.dec.cntenclr.val() {
-            self.rd_word.next = self.rd_word.val() | self.cnten.q.val().get_bits::<32>(0);
+            self.rd_misc.next = self.rd_misc.val() | self.cnten.q.val().get_bits::<32>(0);
         }
         if self.dec.cntenset_hi.val() | self.dec.cntenclr_hi.val() {
-            self.rd_word.next = self.rd_word.val() | self.cnten.q.val().get_bits::<32>(32);
+            self.rd_misc.next = self.rd_misc.val() | self.cnten.q.val().get_bits::<32>(32);
         }
         if self.dec.intenset.val() | self.dec.intenclr.val() {
-            self.rd_word.next = self.rd_word.val() | self.inten.q.val().get_bits::<32>(0);
+            self.rd_misc.next = self.rd_misc.val() | self.inten.q.val().get_bits::<32>(0);
         }
         if self.dec.intenset_hi.val() | self.dec.intenclr_hi.val() {
-            self.rd_word.next = self.rd_word.val() | self.inten.q.val().get_bits::<32>(32);
+            self.rd_misc.next = self.rd_misc.val() | self.inten.q.val().get_bits::<32>(32);
         }
         if self.dec.ovsset.val() | self.dec.ovsclr.val() {
-            self.rd_word.next = self.rd_word.val() | self.ovs.q.val().get_bits::<32>(0);
+            self.rd_misc.next = self.rd_misc.val() | self.ovs.q.val().get_bits::<32>(0);
         }
         if self.dec.ovsset_hi.val() | self.dec.ovsclr_hi.val() {
-            self.rd_word.next = self.rd_word.val() | self.ovs.q.val().get_bits::<32>(32);
+            self.rd_misc.next = self.rd_misc.val() | self.ovs.q.val().get_bits::<32>(32);
         }
+        self.rd_word.next = 0.into();
         self.rq_add.d.next = false;
         if self.evc_in.val() {
             if self.evc_hiword.val() {
@@ -1728,14 +1734,16 @@ impl Logic for RegFile {
             self.rd_word.next = self.rd_word.val() | self.sel_smr.val();
         }
         self.rq_word.d.next = self.rd_word.val();
+        self.rq_misc.d.next = self.rd_misc.val();
         if self.blocked.val() | (!self.req_rd.val()) {
             self.rq_word.d.next = 0.into();
+            self.rq_misc.d.next = 0.into();
             self.rq_add.d.next = false;
         }
         self.rq_done.d.next = self.req_rd.val();
         // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
         // high part (high parts are K bits wide: wrap at hi_max).
-        self.rd_data.next = self.rq_word.q.val();
+        self.rd_data.next = self.rq_word.q.val() | self.rq_misc.q.val();
         if self.rq_add.q.val() {
             self.rd_data.next = (self.rq_word.q.val() + 1u64) & self.hi_max.val();
         }
