@@ -123,7 +123,6 @@ pub struct RegFile {
     wr_lo: Signal<Local, Bit>,
     wr_hi: Signal<Local, Bit>,
     wr_evt: Signal<Local, Bit>,
-    wr_smr: Signal<Local, Bit>,
     inc: Signal<Local, Bits<32>>,
     carry: Signal<Local, Bit>,
     hi_at_max: Signal<Local, Bit>,
@@ -341,7 +340,6 @@ pub struct RegFile {
     filt_wr0: Signal<Local, Bit>,
     /// The decode of the addressed counter's filter after this write (10.4, docs/behaviour.md).
     filt_care: Signal<Local, Bits<32>>,
-    filt_value: Signal<Local, Bits<32>>,
     filt_many: Signal<Local, Bit>,
     filt_mode: Signal<Local, Bits<13>>,
     /// MPAM decode of the write: PARTID/PMG filtering on, SMR's {PMG, PARTID}, the lane bits
@@ -359,15 +357,14 @@ pub struct RegFile {
     root_nao: Signal<Local, Bit>,
     /// 10.4.4: non-attributable events may count this cycle.
     na_ok: Signal<Local, Bit>,
-    /// Per counter filter registers: StreamID bits that must match and their value (ExactSID /
-    /// PartialSID), the mode bits (`FilterDecode::mode`), and the MPAM lane bits that must match
-    /// ({space, PMG, PARTID}) and their value without the space.
+    /// Per counter filter registers: the key bits that must match (StreamID bits in ExactSID /
+    /// PartialSID, or the MPAM lane bits {space, PMG, PARTID}) and the mode bits
+    /// (`FilterDecode::mode`). Their value is SMRn & CARE (VALUE needs no register of its own:
+    /// SMRn is written with the decode, one edge after its access, so the two never mix).
     f_care: Vec<DFF<Bits<32>>>,
-    f_value: Vec<DFF<Bits<32>>>,
     f_mode: Vec<DFF<Bits<13>>>,
     /// Reset filter: the EVTYPERn/SMRn reset values decoded (ExactSID on StreamID 0).
     care_reset: Constant<Bits<32>>,
-    value_reset: Constant<Bits<32>>,
     mode_reset: Constant<Bits<13>>,
     /// Bit k: lane event k obeys the filters (not a global or non-attributable event).
     filterable: Constant<Bits<32>>,
@@ -387,6 +384,10 @@ pub struct RegFile {
     acc: Signal<Local, Bits<8>>,
     /// The VALUE to compare with: VALUE, or with MPAM filtering VALUE and the selected space.
     val_now: Signal<Local, Bits<32>>,
+    /// The counter's SMR on the match side (SMR0 with the global filter), and the MPAM VALUE
+    /// before its space is added.
+    smr_now: Signal<Local, Bits<32>>,
+    m_val: Signal<Local, Bits<32>>,
     /// A lane's compare key: its StreamID, or with MPAM filtering its MPAM labels.
     key: Signal<Local, Bits<32>>,
     lim_ok: Signal<Local, Bit>,
@@ -587,7 +588,6 @@ impl RegFile {
             lane_nosid: (0..lanes).map(|_| Default::default()).collect(),
             lane_mpam: (0..lanes).map(|_| Default::default()).collect(),
             filt_care: Default::default(),
-            filt_value: Default::default(),
             filt_many: Default::default(),
             filt_mode: Default::default(),
             filt_mpam: Default::default(),
@@ -602,10 +602,8 @@ impl RegFile {
             root_nao: Default::default(),
             na_ok: Default::default(),
             f_care: (0..n).map(|_| Default::default()).collect(),
-            f_value: (0..n).map(|_| Default::default()).collect(),
             f_mode: (0..n).map(|_| Default::default()).collect(),
             care_reset: c32(f_reset.care),
-            value_reset: c32(f_reset.value),
             mode_reset: Constant::new(f_reset.mode.into()),
             filterable: Constant::new(filterable.into()),
             nonattr: Constant::new(nonattr.into()),
@@ -618,6 +616,8 @@ impl RegFile {
             rel: Default::default(),
             acc: Default::default(),
             val_now: Default::default(),
+            smr_now: Default::default(),
+            m_val: Default::default(),
             key: Default::default(),
             lim_ok: Default::default(),
             ev_ok: Default::default(),
@@ -725,7 +725,6 @@ impl RegFile {
             wr_lo: Default::default(),
             wr_hi: Default::default(),
             wr_evt: Default::default(),
-            wr_smr: Default::default(),
             inc: Default::default(),
             carry: Default::default(),
             hi_at_max: Default::default(),
@@ -1032,7 +1031,6 @@ impl Logic for RegFile {
                 self.sid_all.val() & (!(self.filt_x.val() ^ (self.filt_x.val() + 1u64)));
         }
         self.filt_care.next = self.filt_care_l.val();
-        self.filt_value.next = self.filt_x.val() & self.filt_care_l.val();
         self.filt_many.next = self.filt_span.val() & (self.filt_x.val() == self.sid_all.val());
         // MPAM (10.4.3): FILTER_PARTID or FILTER_PMG turn StreamID filtering off; the lane's
         // {space, PMG, PARTID} is compared instead (the space is added per cycle: it depends on
@@ -1071,7 +1069,6 @@ impl Logic for RegFile {
             // VALUE hold the MPAM labels to match instead (the space is added per cycle).
             self.filt_mode.next = self.filt_mode.val() | 0x0013u64;
             self.filt_care.next = self.filt_mcare.val();
-            self.filt_value.next = self.filt_m.val() & self.filt_mcare.val();
         }
         if (self.filt_evt.val() & self.fpart_mask.val()).any() {
             self.filt_mode.next = self.filt_mode.val() | 0x0020u64;
@@ -1257,19 +1254,28 @@ impl Logic for RegFile {
                 }
             }
             // MPAM: the selected PARTID space (FILTER_MPAM_SP) and its MPAMIDR limits.
-            self.val_now.next = self.f_value[n].q.val();
+            // VALUE = SMR & CARE (the global filter's is SMR0's); SMR's PARTID/PMG under MPAM.
+            self.smr_now.next = self.c_smr[n].q.val();
+            if self.global_filter.val() {
+                self.smr_now.next = self.c_smr[0].q.val();
+            }
+            self.val_now.next = self.smr_now.val() & self.f_care[n].q.val();
             if self.mpam_on.val() & self.m_now.val().get_bit(4) {
+                self.val_now.next = self.smr_now.val()
+                    & self.f_care[n].q.val()
+                    & (self.partid_field.val() | self.pmg_field.val());
                 if (!self.m_now.val().get_bit(7)) & self.so.val() {
                     // 0b00 / 0b10: Secure when SO = 1.
-                    self.val_now.next = self.f_value[n].q.val() | self.sp_s_word.val();
+                    self.val_now.next = self.val_now.val() | self.sp_s_word.val();
                     self.lim_ok.next = ((!self.m_now.val().get_bit(5))
                         | self.m_now.val().get_bit(10))
                         & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(12));
                 } else {
                     // Otherwise Non-secure, or Realm for 0b11 with RLO = 1 (MPAMIDR's limits).
-                    self.val_now.next = self.f_value[n].q.val() | self.sp_ns_word.val();
+                    self.m_val.next = self.val_now.val();
+                    self.val_now.next = self.m_val.val() | self.sp_ns_word.val();
                     if self.m_now.val().get_bit(7) & self.m_now.val().get_bit(8) & self.rlo.val() {
-                        self.val_now.next = self.f_value[n].q.val() | self.sp_realm_word.val();
+                        self.val_now.next = self.m_val.val() | self.sp_realm_word.val();
                     }
                     self.lim_ok.next = ((!self.m_now.val().get_bit(5))
                         | self.m_now.val().get_bit(9))
@@ -1353,14 +1359,12 @@ impl Logic for RegFile {
             // Filter registers: loaded with the decode of the EVTYPER/SMR write. The global
             // filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every counter.
             self.f_care[n].clock.next = self.clock.val();
-            self.f_value[n].clock.next = self.clock.val();
             self.f_mode[n].clock.next = self.clock.val();
             // Write strobes of counter n (only a write cycle compares the index).
             self.filt_load.next = false;
             self.wr_lo.next = false;
             self.wr_hi.next = false;
             self.wr_evt.next = false;
-            self.wr_smr.next = false;
             // The registered decode of the previous edge's EVTYPER/SMR write.
             if self.fd_filt.q.val() {
                 if self.global_filter.val() {
@@ -1376,19 +1380,15 @@ impl Logic for RegFile {
                 self.wr_hi.next =
                     self.evc_in.val() & self.evc_hiword.val() & (self.dec.evc_sel.val().get_bit(n));
                 self.wr_evt.next = self.evt_in.val() & self.dec.arr_sel.val().get_bit(n);
-                self.wr_smr.next = self.smr_in.val() & self.dec.arr_sel.val().get_bit(n);
             }
             self.f_care[n].d.next = self.f_care[n].q.val();
-            self.f_value[n].d.next = self.f_value[n].q.val();
             self.f_mode[n].d.next = self.f_mode[n].q.val();
             if self.filt_load.val() {
                 self.f_care[n].d.next = self.filt_care.val();
-                self.f_value[n].d.next = self.filt_value.val();
                 self.f_mode[n].d.next = self.filt_mode.val();
             }
             if self.rst.val() {
                 self.f_care[n].d.next = self.care_reset.val();
-                self.f_value[n].d.next = self.value_reset.val();
                 self.f_mode[n].d.next = self.mode_reset.val();
             }
             // ---- Counter n (10.5.2.1): two 32-bit halves with a registered carry between them,
@@ -1437,8 +1437,13 @@ impl Logic for RegFile {
             if self.wr_evt.val() {
                 self.c_evtyper[n].d.next = self.evt_merged.val() & self.evtyper_wmask[n].val();
             }
-            if self.wr_smr.val() {
-                self.c_smr[n].d.next = self.smr_merged.val() & self.smr_wmask[n].val();
+            // SMRn takes an SMR write one edge after its access, with the filter decode: no read
+            // sees the difference (the next access is set up after the write's access cycle),
+            // and the match side never sees a new SMR with an old CARE.
+            if self.fd_filt.q.val() & (!self.fd_evtw.q.val()) {
+                if self.fd_sel.q.val().get_bit(n) {
+                    self.c_smr[n].d.next = self.fd_smr.q.val() & self.smr_wmask[n].val();
+                }
             }
             if self.rst.val() {
                 self.lo_next.next = self.lo_reset[n].val();
