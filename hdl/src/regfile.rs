@@ -10,7 +10,8 @@
 //!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
 //!        ├──► counter n: write strobes, merged write data (AND-OR over the element selects),
-//!        │    registered EVTYPER/SMR ──► filter decode (CARE, VALUE, mode bits) one edge later
+//!        │    registered EVTYPER/SMR ──► filter decode (CARE, mode bits) and SMRn one edge
+//!        │    later (VALUE = SMRn & CARE: no register of its own)
 //!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_add (registered, first access cycle)
 //!               ──► stage 2: + pending carry ──► rd_data (PRDATA in the second access cycle)
 //!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
@@ -210,7 +211,7 @@ pub struct RegFile {
     /// The registered filter and event decode (docs/behaviour.md "Event lanes and counting",
     /// Reconfiguration): an EVTYPERn/SMRn write at edge t registers the counter's EVTYPER and SMR
     /// after the write, its element offset and which loads are due; edge t+1 loads the decoded
-    /// filter (CARE, VALUE, mode) and event selection, so the write's address decode, merge and
+    /// filter (CARE, mode; SMRn) and event selection, so the write's address decode, merge and
     /// the filter decode are not one path.
     fd_evt: DFF<Bits<32>>,
     fd_smr: DFF<Bits<32>>,
@@ -1018,7 +1019,7 @@ impl Logic for RegFile {
             }
         }
         self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
-        // ---- Filter decode (10.4): the (CARE, VALUE, mode) of the counter written at the
+        // ---- Filter decode (10.4): the (CARE, mode) of the counter written at the
         // previous edge, from its registered EVTYPER and SMR (`fd_*`).
         self.filt_evt.next = self.fd_evt.q.val();
         self.filt_x.next = self.fd_smr.q.val() & self.sid_all.val();
@@ -1065,8 +1066,9 @@ impl Logic for RegFile {
             self.filt_mode.next = self.filt_mode.val() | 0x0008u64;
         }
         if self.filt_mpam.val() {
-            // No StreamID filter: match-all with AllSIDManySECSID's security rules; CARE and
-            // VALUE hold the MPAM labels to match instead (the space is added per cycle).
+            // No StreamID filter: match-all with AllSIDManySECSID's security rules; CARE selects
+            // the MPAM labels to match instead (VALUE is SMR's PARTID/PMG; the space is added
+            // per cycle).
             self.filt_mode.next = self.filt_mode.val() | 0x0013u64;
             self.filt_care.next = self.filt_mcare.val();
         }
