@@ -336,8 +336,10 @@ fn external_capture_request_four_phase_handshake() {
 
 /// 44-bit counters (64-bit SVRs, `3x44 global`): SVR0 holds A = 0x1_FFFF_FFF0 and counter 0
 /// (stopped) B = 0x2_0000_0005. A low-word read set up in cycle s with CAPT_REQ rising in s
-/// (capture at edge s+1, between the halves) and the high-word read at s+2 return A (the high
-/// word latched with the low word), and SVR0 is B afterwards. A lone high-word read, a high read
+/// (capture at edge s+1, between the halves: the low read is performed in s+1 on the state
+/// after edge s and latches A's high word at edge s+1) and the high-word read at s+3 return A
+/// (the high word latched with the low word), and SVR0 is B afterwards; CAPT_REQ falls in s+6,
+/// after the two reads (3 cycles each), so CAPT_ACK is 1 in s+2 ..= s+7. A lone high-word read, a high read
 /// after an intervening transfer, and a high read of SVR0 after a low read of SVR1 return the
 /// live high word. The full 44-bit value is captured (bits above RES0); SVR writes are ignored.
 #[test]
@@ -357,9 +359,10 @@ fn svr_64_bit_read_low_then_high_is_atomic() {
         d.capt_req = true;
         let lo = d.apb_read(svr0, S) as u64;
         let hi = d.apb_read(svr0 + 4, S) as u64;
+        assert_eq!(d.cycle, s + 6, "two reads with one wait state each");
         d.capt_req = false;
         d.idle(4);
-        assert_eq!(acks(&log, s, d.cycle), span(s + 2, s + 5), "CAPT_ACK");
+        assert_eq!(acks(&log, s, d.cycle), span(s + 2, s + 7), "CAPT_ACK");
         assert_eq!(
             hi << 32 | lo,
             a,

@@ -747,13 +747,23 @@ fn a_generated_testbench_fails_on_a_mutated_verilog() {
         return;
     }
     // IRQ_CFG1's decode address moved: the MSI payload written by the script is lost, so the
-    // MSI's WDATA differs from the model's.
-    let from = "localparam  cfg1_addr = 32'he60;";
+    // MSI's WDATA differs from the model's. The address decoder (hdl/src/decode.rs) compares the
+    // setup cycle's word address with one `hit_addr$k` constant per single register; IRQ_CFG1's
+    // is the one at 0xE60.
     let dir = scratch("tb-mutated");
     let script = root().join("tests/scripts/msi-overflow.pmcg");
     let (passed, failed, text) = run_testbench(&script, &dir, |v| {
-        assert!(v.contains(from), "mutation target not found in the Verilog");
-        v.replace(from, "localparam  cfg1_addr = 32'he6c;")
+        let targets: Vec<&str> = v
+            .lines()
+            .filter(|l| l.contains("localparam  hit_addr$") && l.ends_with(" = 32'he60;"))
+            .collect();
+        assert_eq!(
+            targets.len(),
+            1,
+            "mutation target (IRQ_CFG1's decode constant) not found once in the Verilog"
+        );
+        let from = targets[0].to_string();
+        v.replace(&from, &from.replace("32'he60;", "32'he6c;"))
     });
     assert!(
         passed > 0 && failed > 0,

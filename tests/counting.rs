@@ -1518,7 +1518,10 @@ fn reset_while_counting_clears_counters_ovs_and_enables() {
             p.irqen(d, true);
             p.write_bits_once(d, RegId::OvsSet0, 0b100);
             p.start(d);
-            let o = p.arm_overflow(d, 0b1, 9);
+            // CNTENSET0 at edge e, overflow at o = e + 11; d.cycle is e + 1 here, and the idle
+            // cycles and counter 1's read (3 cycles, 6 for a split 64-bit read: one wait state
+            // each) end by cycle e + 10 = o - 1.
+            let o = p.arm_overflow(d, 0b1, 10);
             d.idle(3);
             assert!(
                 p.counter(d, 1) > 0,

@@ -721,8 +721,9 @@ fn two_counter_race_gives_a_new_pulse_and_a_new_msi() {
 /// IRQ_CTRLACK follows an IRQEN 1 -> 0 update only once the outstanding MSI's response has been
 /// accepted. The slave answers B = 120 cycles after AW and W (accepted at o+2), so the response
 /// is accepted at edge c = o+3+B. Round 1: IRQEN cleared at w (o+2 < w < c): IRQ_CTRL reads 0 at
-/// once, IRQ_CTRLACK 1, still 1 for a read set up in c-1 and 0 for one set up in c+1. Round 2:
-/// 1 for a read set up in c-2 and 0 in c (so ACK falls exactly at edge c). With nothing
+/// once, IRQ_CTRLACK 1, still 1 for a read set up in c-1 and 0 for one set up in c+2 (the read
+/// set up in c-1 occupies c-1..=c+1: one wait state). Round 2: 1 for a read set up in c-3 and 0
+/// in c (so ACK falls exactly at edge c: a read set up in s returns the state after edge s). With nothing
 /// outstanding, 1 -> 0 and 0 -> 1 show in the first read after the write.
 #[test]
 fn irqen_clear_waits_for_the_outstanding_msi_response() {
@@ -763,10 +764,11 @@ fn irqen_clear_waits_for_the_outstanding_msi_response() {
                     "config `{name}` round {round}: IRQEN 1 -> 0 at edge {w} with an MSI \
                      outstanding (response at edge {c}): IRQ_CTRLACK stays 1"
                 );
+                // Two reads are set up 3 cycles apart at the closest (setup, wait, PRDATA).
                 let (before, after) = if round == 1 {
-                    (c - 1, c + 1)
+                    (c - 1, c + 2)
                 } else {
-                    (c - 2, c)
+                    (c - 3, c)
                 };
                 idle_until(d, before);
                 assert_eq!(
@@ -885,7 +887,8 @@ fn overflows_while_busy_give_one_more_msi_even_when_irqen_clears() {
                 1,
                 "config `{name}`: IRQEN 1 -> 0 at {w} waits for the pending MSI's response at {c7}"
             );
-            idle_until(d, c7 + 1);
+            // The read set up in c7 - 1 occupies c7 - 1 ..= c7 + 1 (one wait state).
+            idle_until(d, c7 + 2);
             assert_eq!(
                 p.ack(d),
                 0,
@@ -1047,7 +1050,8 @@ fn addr_zero_sends_no_msi_but_the_wired_pulse() {
 }
 
 /// IRQ_STATUS.IRQ_ABT is set at the edge that accepts an SLVERR or DECERR response (0 for a read
-/// set up in c-1 or c-2, 1 in c or c+1), survives IRQEN 1 -> 0 (also when the erroring MSI is the
+/// set up in c-1 or c-3, 1 in c+2 or c: a read set up in s returns the state after edge s and
+/// occupies s..=s+2), survives IRQEN 1 -> 0 (also when the erroring MSI is the
 /// one the update waits for), a rewrite of IRQEN = 1 and OKAY responses, and is cleared by IRQEN
 /// 0 -> 1 and by reset.
 #[test]
@@ -1062,7 +1066,8 @@ fn error_responses_set_irq_abt_until_irqen_rises() {
                 enable(&p, d, 1, ADDR, 0xABAB_0000);
                 assert_eq!(p.irq_abt(d), 0, "config `{name}`: reset value");
                 let mut resps = Vec::new();
-                for (before, after) in [(1, 1), (2, 0)] {
+                // Reads set up in c - before and c + after (3 cycles apart at the closest).
+                for (before, after) in [(1, 2), (3, 0)] {
                     let o = p.arm_overflow(d, 1, 3);
                     let c = msi_at(o, B).1;
                     resps.push(resp);
@@ -1169,8 +1174,8 @@ fn assert_every_owed_msi_sent(probe: &Probe, msis: &[MsiWrite], what: &str) -> u
 /// every offset. A slow completer (BVALID B = 12 cycles after AW and W). Counter 0 overflows at
 /// o0 (its MSI outstanding until c0 = o0 + 3 + B), counter 1 at o1 = o0 + 5 (INTEN, IRQEN: its
 /// MSI pending). IRQ_CTRL = 0 at edge w0 for every w0 from o0 - 4 to past the second MSI's
-/// response, IRQ_CTRL = 1 at w1 = w0 + 2 (back to back) or w0 + 8 (with a Guarded IRQ_CFG1
-/// write, an IRQ_CFG1 read and an IRQ_CTRLACK read between); with and without CR = 0 just
+/// response, IRQ_CTRL = 1 at w1 = w0 + 2 (back to back) or w0 + 10 (with a Guarded IRQ_CFG1
+/// write, 2 cycles, an IRQ_CFG1 read and an IRQ_CTRLACK read, 3 cycles each, between); with and without CR = 0 just
 /// before (edge w0 - 2; CR.E = 1 again after w1). Expected: an overflow qualifies iff IRQEN is 1
 /// in its cycle (a counter stopped by CR = 0 overflows later by the stopped edges); every
 /// qualifying overflow gets an MSI issued after it ([`expected_msis`], exact cycles), whatever
@@ -1186,7 +1191,7 @@ fn pending_msi_survives_irq_ctrl_toggles_at_every_offset() {
         let mut waited = 0;
         let mut guarded_ignored = 0;
         for cr_first in [false, true] {
-            for gap in [0u64, 6] {
+            for gap in [0u64, 8] {
                 for dw in 0..(2 * B + 14) {
                     let probe = attach(&p, d, MsiResponder::fixed(0, 0, B as u32, RESP_OKAY));
                     enable(&p, d, 0b11, ADDR, 0xD15A_0001);
@@ -1297,8 +1302,9 @@ fn pending_msi_survives_irq_ctrl_toggles_at_every_offset() {
 /// then (optionally CR = 0 first) IRQ_CTRL = 0 at w (o1 < w < c0): IRQ_CTRL reads 0 at once,
 /// IRQ_CTRLACK 1; a Guarded IRQ_CFG1 write is ignored; the pending MSI is issued at c0 + 1
 /// (AWVALID from c0 + 2) with the old payload and its response is accepted at c1 = c0 + 3 + B;
-/// IRQ_CTRLACK is 1 for a read set up in c1 - 1 (round 0) or c1 - 2 (round 1) and 0 for one set
-/// up in c1 + 1 (round 0) or c1 (round 1): it falls exactly at edge c1. Afterwards the Guarded
+/// IRQ_CTRLACK is 1 for a read set up in c1 - 1 (round 0) or c1 - 3 (round 1) and 0 for one set
+/// up in c1 + 2 (round 0) or c1 (round 1): it falls exactly at edge c1 (a read set up in s returns
+/// the state after edge s and occupies s..=s+2). Afterwards the Guarded
 /// write takes.
 #[test]
 fn irqen_clear_waits_for_the_pending_msi_response() {
@@ -1334,9 +1340,9 @@ fn irqen_clear_waits_for_the_pending_msi_response() {
                 idle_until(d, c0 + 5);
                 assert_eq!(p.ack(d), 1, "{what}: still waiting for the pending MSI");
                 let (before, after) = if round == 0 {
-                    (c1 - 1, c1 + 1)
+                    (c1 - 1, c1 + 2)
                 } else {
-                    (c1 - 2, c1)
+                    (c1 - 3, c1)
                 };
                 idle_until(d, before);
                 assert_eq!(p.ack(d), 1, "{what}: IRQ_CTRLACK read set up in {before}");

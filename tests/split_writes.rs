@@ -17,10 +17,11 @@
 //! written whole at the low write's edge t1 and counted since", value(t) = V + events counted at
 //! edges t1+1 ..= t (mod 2^W), and asserts the values read back through the bus equal it.
 //!
-//! Cycle arithmetic ("edge t" ends cycle t; docs/behaviour.md): a transfer set up in cycle s has
-//! its access cycle s+1 and a write acts at edge s+1; a read set up in cycle s returns the state
-//! after edge s; lane events presented in cycle e count at edge e+1; CR/CNTEN written at edge t
-//! gate counting from edge t+1.
+//! Cycle arithmetic ("edge t" ends cycle t; docs/behaviour.md): a write set up in cycle s has
+//! its access cycle s+1 and acts at edge s+1; a read set up in cycle s has two access cycles, is
+//! performed in s+1 (the wait state, PREADY = 0) on the state after edge s and returns it on
+//! PRDATA in s+2, so the next transfer's setup is in s+3 at the earliest; lane events presented in
+//! cycle e count at edge e+1; CR/CNTEN written at edge t gate counting from edge t+1.
 //!
 //! Tests:
 //! - `cycle_counter_write64_at_every_gap`: M >> 1, 2^32 - k and M - k on a cycle counter, idle
@@ -128,8 +129,12 @@ struct PairOracle {
     event_mask: u32,
     synced: bool,
     rst_q: bool,
-    /// The transfer set up in the previous cycle (performed at this cycle's edge).
+    /// The transfer set up in the previous cycle (performed in this cycle; a write acts at
+    /// this cycle's edge, a read is in its wait state).
     setup: Option<Xfer>,
+    /// A tracked read performed in the previous cycle (its first access cycle, the wait state):
+    /// the PRDATA the contract gives in this cycle (its second access cycle) and what it read.
+    read_due: Option<(u32, String)>,
     val: Vec<u64>,
     evtyper: Vec<u32>,
     cnten: u64,
@@ -181,6 +186,7 @@ impl PairOracle {
             synced: false,
             rst_q: false,
             setup: None,
+            read_due: None,
             val: vec![0; n],
             evtyper: vec![0; n],
             cnten: 0,
@@ -271,8 +277,14 @@ impl PairOracle {
         self.edge(c, inp);
     }
 
-    /// The PRDATA the contract gives in this cycle for a read of a tracked register (EVCNTR,
-    /// OVS) whose access cycle this is.
+    /// Whether this cycle is a read's first access cycle, its wait state (PREADY = 0).
+    fn read_wait(&self) -> bool {
+        self.setup.is_some_and(|x| !x.write)
+    }
+
+    /// The value the contract gives for a read of a tracked register (EVCNTR, OVS) performed in
+    /// this cycle, its first access cycle (docs/behaviour.md "APB4 completer": the state of this
+    /// cycle; it is on PRDATA in the next cycle).
     fn expected_read(&self) -> Option<(u32, String)> {
         let x = self.setup.filter(|x| !x.write)?;
         let (reg, word) = self.map.lookup(x.addr).map(|(r, w)| (r.id, w))?;
@@ -291,7 +303,8 @@ impl PairOracle {
         Some((want, format!("{reg:?} {word:?} ({:#x})", x.addr)))
     }
 
-    /// Cycle c's outputs against the state of cycle c.
+    /// Cycle c's outputs against the state of cycle c: irq, PREADY (0 in a read's wait state
+    /// only), and PRDATA in the second access cycle of a tracked read performed in cycle c - 1.
     fn check(&mut self, c: u64, out: &PinOutputs) {
         if out.irq != self.irq {
             self.err(
@@ -299,7 +312,14 @@ impl PairOracle {
                 format!("irq = {}, the contract gives {}", out.irq, self.irq),
             );
         }
-        if let Some((want, what)) = self.expected_read() {
+        let pready = !self.read_wait();
+        if out.pready != pready {
+            self.err(
+                c,
+                format!("PREADY = {}, the contract gives {pready}", out.pready),
+            );
+        }
+        if let Some((want, what)) = self.read_due.take() {
             self.reads_checked += 1;
             if out.prdata != want {
                 self.err(
@@ -311,6 +331,7 @@ impl PairOracle {
                 );
             }
         }
+        self.read_due = self.expected_read();
     }
 
     /// Edge t with cycle t's inputs.
@@ -465,7 +486,8 @@ impl PairOracle {
 }
 
 /// The oracle as a backend: its outputs are what the contract gives (irq, PRDATA of tracked
-/// reads, PREADY; everything else 0). Running the directed cases on it checks the oracle's
+/// reads in their second access cycle, PREADY = 0 in every read's wait state; everything else
+/// 0). Running the directed cases on it checks the oracle's
 /// mechanical rule against each case's closed form, without any implementation involved.
 struct OracleDut {
     oracle: PairOracle,
@@ -475,7 +497,7 @@ struct OracleDut {
 impl Dut for OracleDut {
     fn step(&mut self, inp: &PinInputs) -> PinOutputs {
         let out = PinOutputs {
-            pready: true,
+            pready: !(self.oracle.synced && self.oracle.read_wait()),
             irq: self.oracle.synced && self.oracle.irq,
             ovf_export: if self.oracle.synced {
                 self.oracle.export
@@ -484,7 +506,8 @@ impl Dut for OracleDut {
             },
             prdata: self
                 .oracle
-                .expected_read()
+                .read_due
+                .as_ref()
                 .filter(|_| self.oracle.synced)
                 .map_or(0, |r| r.0),
             ..PinOutputs::default()
@@ -517,6 +540,18 @@ enum Op {
     },
 }
 
+impl Op {
+    /// The cycles the operation occupies from its setup cycle (docs/behaviour.md "APB4
+    /// completer"): a write's setup and access cycle; a read's setup, wait state and second
+    /// access cycle.
+    fn cycles(&self) -> u64 {
+        match self {
+            Op::Write { .. } => 2,
+            Op::Read { .. } => 3,
+        }
+    }
+}
+
 /// Bus operations at given setup cycles (absolute), to be stepped with a lane schedule.
 #[derive(Default)]
 struct Prog {
@@ -540,18 +575,25 @@ impl Prog {
         ));
         s + 1
     }
-    /// A Secure read set up in cycle `s` (returns the state after edge s).
+    /// A Secure read set up in cycle `s`: performed in s+1 (the wait state) on the state after
+    /// edge s, its value on PRDATA in s+2. The next operation can be set up in s+3.
     fn r(&mut self, s: u64, addr: u32) {
         self.ops.push((s, Op::Read { addr, access: S }));
     }
-    /// A 64-bit read: low word set up in `s`, high word in s+2 (returns the value after edge s).
+    /// A 64-bit read: low word set up in `s`, high word in s+3 (returns the value after edge s).
+    /// It occupies cycles s ..= s+5.
     fn r64(&mut self, s: u64, addr: u32) {
         self.r(s, addr);
-        self.r(s + 2, addr + 4);
+        self.r(s + 3, addr + 4);
     }
-    /// The last cycle any operation occupies (its access cycle).
+    /// The last cycle any operation occupies (a write's access cycle, a read's second access
+    /// cycle).
     fn end(&self) -> u64 {
-        self.ops.iter().map(|(s, _)| s + 1).max().unwrap_or(0)
+        self.ops
+            .iter()
+            .map(|(s, op)| s + op.cycles() - 1)
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -574,9 +616,9 @@ fn attach(cfg: &PmcgConfig, d: &mut D) -> Bench {
 
 impl Bench {
     /// Steps from `d.cycle` through the program's last cycle (and at least until `until`), with
-    /// lanes `lanes(cycle)` in every cycle. Returns the 64-bit values of the program's reads as
-    /// (setup cycle of the low read, value) for every low read followed by its high read, and
-    /// every single read as (setup cycle, word).
+    /// lanes `lanes(cycle)` in every cycle. A write is driven for its setup and access cycle, a
+    /// read for its setup and two access cycles (PRDATA taken in the second, s+2). Returns every
+    /// read as (setup cycle, word).
     fn run(
         &self,
         d: &mut D,
@@ -587,7 +629,10 @@ impl Bench {
         let mut ops = prog.ops.clone();
         ops.sort_by_key(|(s, _)| *s);
         for w in ops.windows(2) {
-            assert!(w[1].0 >= w[0].0 + 2, "overlapping bus operations: {w:?}");
+            assert!(
+                w[1].0 >= w[0].0 + w[0].1.cycles(),
+                "overlapping bus operations: {w:?}"
+            );
         }
         if let Some((s, _)) = ops.first() {
             assert!(
@@ -598,12 +643,13 @@ impl Bench {
         let end = prog.end().max(until);
         let mut reads = Vec::new();
         let mut next = ops.into_iter().peekable();
+        // The operation in progress and its setup cycle.
         let mut current: Option<(u64, Op)> = None;
         while d.cycle <= end {
             let c = d.cycle;
             let mut b = PinInputs::idle(d.lanes());
             let mut phase = None;
-            if let Some((s, op)) = current.take() {
+            if let Some((s, op)) = current.filter(|(s, op)| c < s + op.cycles()) {
                 phase = Some((s, op, true));
             } else if next.peek().is_some_and(|(s, _)| *s == c) {
                 let (s, op) = next.next().unwrap();
@@ -634,7 +680,9 @@ impl Bench {
             d.set_lanes(&lanes(c));
             let out = d.step_with(b);
             if let Some((s, Op::Read { .. }, true)) = phase {
-                reads.push((s, out.prdata));
+                if c == s + 2 {
+                    reads.push((s, out.prdata));
+                }
             }
         }
         d.clear_lanes();
@@ -650,7 +698,7 @@ impl Bench {
                 .unwrap_or_else(|| panic!("no read set up in cycle {c}"))
                 .1 as u64
         };
-        word(s + 2) << 32 | word(s)
+        word(s + 3) << 32 | word(s)
     }
 
     fn check(&self, what: &str) {
@@ -782,8 +830,8 @@ fn on_oracle(name: &str, cfg: &PmcgConfig, case: Case, drop_carry: bool) {
 /// the low word falls before, at and after the high write) and M + 1 - k (the count passes the
 /// top k edges after t1: between the halves, at the high write or after it). Each case starts
 /// with a write64 of 0 and an OVSCLR0 (so the old high part is small), then the low word at edge
-/// t1, the high word at t2 = t1 + 2 + g, 64-bit reads of the value after edges t2 + 1 and t2 + 5
-/// and an OVS read. Every value read is V + (t - t1) mod 2^W; the overflow (OVS, and irq two cycles
+/// t1, the high word at t2 = t1 + 2 + g, 64-bit reads of the value after edges t2 + 1 and t2 + 7
+/// (each takes 6 cycles: two reads with a wait state each) and an OVS read. Every value read is V + (t - t1) mod 2^W; the overflow (OVS, and irq two cycles
 /// later, which the oracle checks) is at edge max(t2, t1 + k) for M + 1 - k (the first edge
 /// at which the 64-bit value exists and has passed the top), none otherwise.
 #[test]
@@ -812,13 +860,13 @@ fn case_cycle_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
             let t1 = p.w(s0 + 6, a, v as u32);
             let t2 = p.w(t1 + 1 + g, a + 4, (v >> 32) as u32);
             p.r64(t2 + 1, a);
-            p.r64(t2 + 5, a);
-            p.r(t2 + 9, r.a(RegId::OvsSet0));
-            let end = t2 + 11;
+            p.r64(t2 + 7, a);
+            p.r(t2 + 13, r.a(RegId::OvsSet0));
+            let end = t2 + 16;
             let reads = bench.run(d, &p, end, &no_lanes(cfg));
             let what =
                 format!("config `{name}`, V = {v:#x}, gap {g} (low at edge {t1}, high at {t2})");
-            for s in [t2 + 1, t2 + 5] {
+            for s in [t2 + 1, t2 + 7] {
                 assert_eq!(
                     Bench::read64(&reads, s),
                     v.wrapping_add(s - t1) & mask,
@@ -831,9 +879,9 @@ fn case_cycle_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
             } else {
                 vec![]
             };
-            let ovs_want = ovf.first().is_some_and(|&o| o <= t2 + 9);
+            let ovs_want = ovf.first().is_some_and(|&o| o <= t2 + 13);
             assert_eq!(
-                word(&reads, t2 + 9) >> n & 1 == 1,
+                word(&reads, t2 + 13) >> n & 1 == 1,
                 ovs_want,
                 "{what}: OVS bit {n}"
             );
@@ -861,10 +909,10 @@ fn case_cycle_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
 /// on the 2-lane one) carry it in every cycle of a window [a, b). For gaps g of 0, 1, 2, 3 and 6
 /// idle cycles between the halves (low at t1, high at t2 = t1 + 2 + g), every window with
 /// t1 - 3 <= a < b <= t2 + 3 (events starting and stopping at each cycle around both halves),
-/// and V = M >> 1, 2^32 - 2, 2^32 - 4 and M - 3: the values after edges t2 + 1 and t2 + 5 are
+/// and V = M >> 1, 2^32 - 2, 2^32 - 4 and M - 3: the values after edges t2 + 1 and t2 + 7 are
 /// V + l * |[a, b) ∩ [t1 - 1, t - 2]| mod 2^W (events presented in cycle e count at edge e + 2,
 /// [`COUNT_DELAY`]; edge t1 is the low write's own), and for M - 3 the overflow is at edge max(t2, the edge the
-/// count passes the top) when that is by t2 + 5 (none otherwise).
+/// count passes the top) when that is by t2 + 7 (none otherwise).
 #[test]
 fn lane_counter_write64_at_every_event_offset() {
     on_every_backend(wide_configs(), case_lane_counter);
@@ -898,16 +946,16 @@ fn case_lane_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
                         let (a, b) = (t1 - 3 + da, t1 - 3 + db);
                         assert!(b <= t2 + 3);
                         p.r64(t2 + 1, a_cnt);
-                        p.r64(t2 + 5, a_cnt);
-                        let mut end = t2 + 8;
+                        p.r64(t2 + 7, a_cnt);
+                        let mut end = t2 + 12;
                         let near_top = v > mask - 64;
                         if near_top {
                             // Back to a small value, so the next case's old high part is not
                             // all ones.
-                            p.w(t2 + 9, r.a(RegId::OvsClr0), 1 << n);
-                            p.w(t2 + 11, a_cnt, 0);
-                            p.w(t2 + 13, a_cnt + 4, 0);
-                            end = t2 + 14;
+                            p.w(t2 + 13, r.a(RegId::OvsClr0), 1 << n);
+                            p.w(t2 + 15, a_cnt, 0);
+                            p.w(t2 + 17, a_cnt + 4, 0);
+                            end = t2 + 18;
                         }
                         let lanes = |c: u64| {
                             let on = (a..b).contains(&c);
@@ -925,7 +973,7 @@ fn case_lane_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
                             "config `{name}`, V = {v:#x}, {l} lanes, gap {g}: low at edge {t1}, \
                              high at {t2}, events in cycles {a}..{b}"
                         );
-                        for s in [t2 + 1, t2 + 5] {
+                        for s in [t2 + 1, t2 + 7] {
                             assert_eq!(
                                 Bench::read64(&reads, s),
                                 v.wrapping_add(events(s)) & mask,
@@ -934,10 +982,10 @@ fn case_lane_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
                         }
                         if near_top {
                             // M - 3 passes the top at the edge where the count exceeds 3.
-                            let pass = (t1 + 1..=t2 + 5).find(|&t| events(t) > 3);
+                            let pass = (t1 + 1..=t2 + 7).find(|&t| events(t) > 3);
                             let want: Vec<u64> = pass.map(|t| t.max(t2)).into_iter().collect();
                             assert_eq!(
-                                overflow_edges(&bench, n, t1, t2 + 5),
+                                overflow_edges(&bench, n, t1, t2 + 7),
                                 want,
                                 "{what}: overflow edges"
                             );
@@ -963,7 +1011,7 @@ fn case_lane_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
 
 /// Counters 0 and 1 count cycles from edge e_on + 1 (value e - e_on after edge e). A low write
 /// of 2^32 - 2 to counter 0 at t1 (its high part 0) is a plain low write: the carry at t1 + 2
-/// goes into the high part as usual (values after t1 + 1 and t1 + 5). A low write to counter 1 at
+/// goes into the high part as usual (values after t1 + 1 and t1 + 7). A low write to counter 1 at
 /// tm closes counter 0's pair, so counter 0's high write of 3 at th is plain: 3:(its low word in
 /// cycle th), the edge th not counted. Counter 1 keeps its low write plus counting. No pair is
 /// ever applied.
@@ -983,15 +1031,15 @@ fn case_low_alone(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let l = (1u64 << 32) - 2;
     let t1 = p.w(s, a0, l as u32);
     p.r64(t1 + 1, a0);
-    p.r64(t1 + 5, a0);
-    let tm = p.w(t1 + 9, a1, 0x10);
+    p.r64(t1 + 7, a0);
+    let tm = p.w(t1 + 13, a1, 0x10);
     let th = p.w(tm + 3, a0 + 4, 3);
     p.r64(th + 1, a0);
-    p.r64(th + 5, a1);
-    let reads = bench.run(d, &p, th + 9, &no_lanes(cfg));
+    p.r64(th + 7, a1);
+    let reads = bench.run(d, &p, th + 13, &no_lanes(cfg));
     assert!(t1 - 1 - e_on < 1 << 20, "counter 0's high part is 0 at t1");
     let what = format!("config `{name}`: low write at {t1}");
-    for x in [t1 + 1, t1 + 5] {
+    for x in [t1 + 1, t1 + 7] {
         assert_eq!(
             Bench::read64(&reads, x),
             l + (x - t1),
@@ -1005,8 +1053,8 @@ fn case_low_alone(name: &str, cfg: &PmcgConfig, d: &mut D) {
         "{what}, counter 1's low write at {tm}, a plain high write at {th}"
     );
     assert_eq!(
-        Bench::read64(&reads, th + 5),
-        (0x10 + (th + 5 - tm)) & mask,
+        Bench::read64(&reads, th + 7),
+        (0x10 + (th + 7 - tm)) & mask,
         "{what}: counter 1 written at {tm}"
     );
     bench.check(&what);
@@ -1034,15 +1082,15 @@ fn case_high_alone(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let mut p = Prog::default();
     let th = p.w(s, a0 + 4, kmask as u32);
     p.r64(th + 1, a0);
-    p.r(th + 5, r.a(RegId::OvsSet0));
+    p.r(th + 7, r.a(RegId::OvsSet0));
     let l1 = (1u64 << 32) - 2;
-    let t1 = p.w(th + 7, a1, l1 as u32);
+    let t1 = p.w(th + 10, a1, l1 as u32);
     let th0 = p.w(t1 + 1, a0 + 4, 5);
     let th1 = p.w(th0 + 3, a1 + 4, 7);
     p.r64(th1 + 1, a0);
-    p.r64(th1 + 5, a1);
-    p.r(th1 + 9, r.a(RegId::OvsSet0));
-    let reads = bench.run(d, &p, th1 + 11, &no_lanes(cfg));
+    p.r64(th1 + 7, a1);
+    p.r(th1 + 13, r.a(RegId::OvsSet0));
+    let reads = bench.run(d, &p, th1 + 16, &no_lanes(cfg));
     let what = format!("config `{name}`");
     let low_th = th - 1 - e_on;
     assert_eq!(
@@ -1051,7 +1099,7 @@ fn case_high_alone(name: &str, cfg: &PmcgConfig, d: &mut D) {
         "{what}: a high write alone at {th}"
     );
     assert_eq!(
-        word(&reads, th + 5),
+        word(&reads, th + 7),
         0,
         "{what}: a high write never sets OVS"
     );
@@ -1063,11 +1111,11 @@ fn case_high_alone(name: &str, cfg: &PmcgConfig, d: &mut D) {
     );
     let low1 = (l1 + (th1 - 1 - t1)) & LO;
     assert_eq!(
-        Bench::read64(&reads, th1 + 5),
-        (7 << 32 | low1) + 5,
+        Bench::read64(&reads, th1 + 7),
+        (7 << 32 | low1) + 7,
         "{what}: counter 1's low write at {t1}, its high write at {th1} after counter 0's: plain"
     );
-    assert_eq!(word(&reads, th1 + 9), 0, "{what}: no OVS");
+    assert_eq!(word(&reads, th1 + 13), 0, "{what}: no OVS");
     bench.check(&what);
     let o = bench.oracle.borrow();
     assert!(o.paired.is_empty() && o.plain_high.len() == 3, "{what}");
@@ -1102,15 +1150,15 @@ fn case_other_transfers(name: &str, cfg: &PmcgConfig, d: &mut D) {
         let t1 = p.w(s + 2, a0, l as u32);
         let (stops, t2) = if k <= 40 {
             p.r(t1 + 1, r.a(RegId::OvsSet0));
-            p.r64(t1 + 3, a1);
-            let e0 = p.w(t1 + 7, r.a(RegId::Cr), 0);
+            p.r64(t1 + 4, a1);
+            let e0 = p.w(t1 + 10, r.a(RegId::Cr), 0);
             let e1 = p.w(e0 + 1, r.a(RegId::Cr), r.e());
             let e2 = p.w(e1 + 1, r.a(RegId::CntenClr0), 1);
             let e3 = p.w(e2 + 3, r.a(RegId::CntenSet0), 1);
             p.r64(e3 + 1, a0);
-            p.w(e3 + 5, r.a(RegId::Evtyper(1)), r.event(0));
-            p.w(e3 + 7, r.a(RegId::IrqCtrl), 1);
-            let mut next = e3 + 9;
+            p.w(e3 + 7, r.a(RegId::Evtyper(1)), r.event(0));
+            p.w(e3 + 9, r.a(RegId::IrqCtrl), 1);
+            let mut next = e3 + 11;
             if cfg.secure {
                 p.ws(next, a1, 0x1234, 0xF, NS);
                 p.ws(next + 2, a0 + 4, 0x77, 0xF, NS);
@@ -1121,8 +1169,8 @@ fn case_other_transfers(name: &str, cfg: &PmcgConfig, d: &mut D) {
             (vec![], p.w(t1 + 100, a0 + 4, 2))
         };
         p.r64(t2 + 1, a0);
-        p.r64(t2 + 5, a0);
-        let reads = bench.run(d, &p, t2 + 8, &no_lanes(cfg));
+        p.r64(t2 + 7, a0);
+        let reads = bench.run(d, &p, t2 + 12, &no_lanes(cfg));
         let counted = |t: u64| {
             (t1 + 1..=t)
                 .filter(|&e| !stops.iter().any(|&(x, y)| x < e && e <= y))
@@ -1131,7 +1179,7 @@ fn case_other_transfers(name: &str, cfg: &PmcgConfig, d: &mut D) {
         let what = format!(
             "config `{name}`: low {l:#x} at edge {t1}, high 2 at {t2}, counting stopped in {stops:?}"
         );
-        for x in [t2 + 1, t2 + 5] {
+        for x in [t2 + 1, t2 + 7] {
             assert_eq!(
                 Bench::read64(&reads, x),
                 ((2 << 32 | l) + counted(x)) & mask,
@@ -1185,8 +1233,8 @@ fn case_other_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let t2 = p.w(tm + 1, a0 + 4, 4);
     let t3 = p.w(t2 + 3, a1 + 4, 6);
     p.r64(t3 + 1, a0);
-    p.r64(t3 + 5, a1);
-    let reads = bench.run(d, &p, t3 + 8, &no_lanes(cfg));
+    p.r64(t3 + 7, a1);
+    let reads = bench.run(d, &p, t3 + 12, &no_lanes(cfg));
     let c0 = plain_high((0xFFFF_FFFE, t1), 4, t2);
     let c1 = plain_high((0xFFFF_FFFF, tm), 6, t3);
     assert_eq!(
@@ -1195,8 +1243,8 @@ fn case_other_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
         "{what} (a): counter 0 low at {t1}, counter 1 low at {tm}, counter 0 high at {t2}"
     );
     assert_eq!(
-        Bench::read64(&reads, t3 + 5),
-        after(c1, t3 + 5),
+        Bench::read64(&reads, t3 + 7),
+        after(c1, t3 + 7),
         "{what} (a): counter 1's high at {t3} after counter 0's"
     );
     // (b)
@@ -1206,8 +1254,8 @@ fn case_other_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let tm = p.w(t1 + 1, a1 + 4, 9);
     let t2 = p.w(tm + 3, a0 + 4, 4);
     p.r64(t2 + 1, a0);
-    p.r64(t2 + 5, a1);
-    let reads = bench.run(d, &p, t2 + 8, &no_lanes(cfg));
+    p.r64(t2 + 7, a1);
+    let reads = bench.run(d, &p, t2 + 12, &no_lanes(cfg));
     let c0 = plain_high((0xFFFF_FFFE | (after(c0, t1 - 1) & !LO), t1), 4, t2);
     let c1 = plain_high(c1, 9, tm);
     assert_eq!(
@@ -1216,8 +1264,8 @@ fn case_other_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
         "{what} (b): counter 0 low at {t1}, counter 1 high at {tm}, counter 0 high at {t2}"
     );
     assert_eq!(
-        Bench::read64(&reads, t2 + 5),
-        after(c1, t2 + 5),
+        Bench::read64(&reads, t2 + 7),
+        after(c1, t2 + 7),
         "{what} (b): counter 1"
     );
     // (c)
@@ -1227,9 +1275,9 @@ fn case_other_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let t1b = p.w(s + 3, a0, 0xFFFF_FFFD);
     let t2 = p.w(t1b + 4, a0 + 4, 2);
     p.r64(t2 + 1, a0);
-    p.r64(t2 + 5, a0);
-    let reads = bench.run(d, &p, t2 + 8, &no_lanes(cfg));
-    for x in [t2 + 1, t2 + 5] {
+    p.r64(t2 + 7, a0);
+    let reads = bench.run(d, &p, t2 + 12, &no_lanes(cfg));
+    for x in [t2 + 1, t2 + 7] {
         assert_eq!(
             Bench::read64(&reads, x),
             (2 << 32 | 0xFFFF_FFFD) + (x - t1b),
@@ -1267,16 +1315,16 @@ fn case_reset_between(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let mut p = Prog::default();
     let t2 = p.w(s, a0 + 4, 7);
     p.r64(t2 + 1, a0);
-    p.r(t2 + 5, r.a(RegId::OvsSet0));
-    let reads = bench.run(d, &p, t2 + 7, &no_lanes(cfg));
+    p.r(t2 + 7, r.a(RegId::OvsSet0));
+    let reads = bench.run(d, &p, t2 + 10, &no_lanes(cfg));
     let what = format!("config `{name}`: low at {t1}, reset, high 7 at {t2}");
     assert_eq!(Bench::read64(&reads, t2 + 1), 7 << 32, "{what}");
-    assert_eq!(word(&reads, t2 + 5), 0, "{what}: OVS");
+    assert_eq!(word(&reads, t2 + 7), 0, "{what}: OVS");
     let e_on = setup(&r, d, &[(0, 0)], 1, 0);
     let s = d.cycle;
     let mut p = Prog::default();
     p.r64(s, a0);
-    let reads = bench.run(d, &p, s + 4, &no_lanes(cfg));
+    let reads = bench.run(d, &p, s + 6, &no_lanes(cfg));
     assert_eq!(
         Bench::read64(&reads, s),
         (7 << 32) + (s - e_on),
@@ -1334,15 +1382,15 @@ fn case_enable_changes(name: &str, cfg: &PmcgConfig, d: &mut D) {
                         };
                         let t2 = p.w(e1 + 1 + z, a0 + 4, 1);
                         p.r64(t2 + 1, a0);
-                        p.r64(t2 + 5, a0);
-                        let reads = bench.run(d, &p, t2 + 8, &no_lanes(cfg));
+                        p.r64(t2 + 7, a0);
+                        let reads = bench.run(d, &p, t2 + 12, &no_lanes(cfg));
                         let counted =
                             |t: u64| (t1 + 1..=t).filter(|&e| !(e0 < e && e <= e1)).count() as u64;
                         let what = format!(
                             "config `{name}`, mode {mode}: low {l:#x} at edge {t1}, stopped in \
                              ({e0}, {e1}], high 1 at {t2}"
                         );
-                        for t in [t2 + 1, t2 + 5] {
+                        for t in [t2 + 1, t2 + 7] {
                             assert_eq!(
                                 Bench::read64(&reads, t),
                                 ((1 << 32 | l) + counted(t)) & mask,
@@ -1392,23 +1440,23 @@ fn case_wrap(name: &str, cfg: &PmcgConfig, d: &mut D) {
         let t1 = p.w(s + 6, a0, 0xFFFF_FFFE);
         let t2 = p.w(t1 + 3, a0 + 4, h as u32);
         p.r64(t2 + 1, a0);
-        p.r(t2 + 5, r.a(RegId::OvsSet0));
+        p.r(t2 + 7, r.a(RegId::OvsSet0));
         log.borrow_mut().clear();
-        let reads = bench.run(d, &p, t2 + 7, &no_lanes(cfg));
+        let reads = bench.run(d, &p, t2 + 10, &no_lanes(cfg));
         let what = format!("config `{name}`: old high all ones, low at {t1}, high {h:#x} at {t2}");
         assert_eq!(
             Bench::read64(&reads, t2 + 1),
             (h << 32 | 0xFFFF_FFFE).wrapping_add(t2 + 1 - t1) & mask,
             "{what}"
         );
-        assert_eq!(word(&reads, t2 + 5), 1, "{what}: OVS");
+        assert_eq!(word(&reads, t2 + 7), 1, "{what}: OVS");
         let want = if h == kmask {
             vec![t1 + 2, t2]
         } else {
             vec![t1 + 2]
         };
         assert_eq!(
-            overflow_edges(&bench, 0, t1, t2 + 5),
+            overflow_edges(&bench, 0, t1, t2 + 7),
             want,
             "{what}: overflows"
         );
@@ -1444,7 +1492,7 @@ fn case_strobes(name: &str, cfg: &PmcgConfig, d: &mut D) {
         let t1 = p.w(s + 4, a0, 0xFFFF_FFFE);
         let t2 = p.ws(t1 + 3, a0 + 4, 0x1234_5678, strb, S);
         p.r64(t2 + 1, a0);
-        let reads = bench.run(d, &p, t2 + 4, &no_lanes(cfg));
+        let reads = bench.run(d, &p, t2 + 6, &no_lanes(cfg));
         let h = merge(bpat as u32, 0x1234_5678, strb) as u64 & kmask;
         assert_eq!(
             Bench::read64(&reads, t2 + 1),
@@ -1460,7 +1508,7 @@ fn case_strobes(name: &str, cfg: &PmcgConfig, d: &mut D) {
         let t1 = p.ws(s + 4, a0, 0xFFFF_FFFE, strb, S);
         let t2 = p.w(t1 + 3, a0 + 4, 3);
         p.r64(t2 + 1, a0);
-        let reads = bench.run(d, &p, t2 + 4, &no_lanes(cfg));
+        let reads = bench.run(d, &p, t2 + 6, &no_lanes(cfg));
         let low_t1 = 0x100 + (t1 - 1 - t0);
         let l = merge(low_t1 as u32, 0xFFFF_FFFE, strb) as u64;
         assert_eq!(
@@ -1495,7 +1543,7 @@ fn case_atomic_reads(name: &str, cfg: &PmcgConfig, d: &mut D) {
         let t2 = p.w(t1 + 1, a0 + 4, 2);
         let x = t2 + 1 + j;
         p.r64(x, a0);
-        let reads = bench.run(d, &p, x + 3, &no_lanes(cfg));
+        let reads = bench.run(d, &p, x + 5, &no_lanes(cfg));
         assert_eq!(
             Bench::read64(&reads, x),
             v + (x - t1),
@@ -1510,19 +1558,19 @@ fn case_atomic_reads(name: &str, cfg: &PmcgConfig, d: &mut D) {
     p.w(s + 2, a0 + 4, 3);
     let t1 = p.w(s + 4, a0, 0xFFFF_FFFE);
     p.r64(t1 + 1, a0);
-    p.r64(t1 + 5, a0);
-    let t2 = p.w(t1 + 9, a0 + 4, 4);
+    p.r64(t1 + 7, a0);
+    let t2 = p.w(t1 + 13, a0 + 4, 4);
     p.r64(t2 + 1, a0);
     // Snapshot ended by another transfer: low read before the carry, high read after it.
-    let t3 = p.w(t2 + 5, a0, 0xFFFF_FFFD);
+    let t3 = p.w(t2 + 7, a0, 0xFFFF_FFFD);
     p.r(t3 + 1, a0);
-    p.w(t3 + 3, r.a(RegId::OvsClr0), 0);
-    p.r(t3 + 5, a0 + 4);
-    let reads = bench.run(d, &p, t3 + 7, &no_lanes(cfg));
+    p.w(t3 + 4, r.a(RegId::OvsClr0), 0);
+    p.r(t3 + 6, a0 + 4);
+    let reads = bench.run(d, &p, t3 + 9, &no_lanes(cfg));
     let what = format!("config `{name}`: low at {t1}, reads, high at {t2}");
     let b = (3u64 << 32 | 0xFFFF_FFF0) + (t1 - 1 - t0);
     assert_eq!(b >> 32, 3, "no carry before t1");
-    for x in [t1 + 1, t1 + 5] {
+    for x in [t1 + 1, t1 + 7] {
         assert_eq!(
             Bench::read64(&reads, x),
             (3 << 32 | 0xFFFF_FFFE) + (x - t1),
@@ -1541,7 +1589,7 @@ fn case_atomic_reads(name: &str, cfg: &PmcgConfig, d: &mut D) {
         t3 + 1
     );
     assert_eq!(
-        word(&reads, t3 + 5),
+        word(&reads, t3 + 6),
         6,
         "the high read after another transfer is live: the low word 2^32 - 3 written at {t3} \
          over the high part 5 carried at {} (the snapshot would give 5)",
@@ -1569,19 +1617,19 @@ fn case_thirty_two(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let t1 = p.w(s, a0, 0xFFFF_FFFE);
     let t2 = p.w(t1 + 1, a1, 7);
     p.r(t2 + 1, a0);
-    p.r(t2 + 3, a1);
-    p.r(t2 + 5, r.a(RegId::OvsSet0));
-    let reads = bench.run(d, &p, t2 + 7, &no_lanes(cfg));
+    p.r(t2 + 4, a1);
+    p.r(t2 + 7, r.a(RegId::OvsSet0));
+    let reads = bench.run(d, &p, t2 + 10, &no_lanes(cfg));
     let what = format!("config `{name}`");
     assert_eq!(
         word(&reads, t2 + 1) as u64,
         (0xFFFF_FFFE + (t2 + 1 - t1)) & LO,
         "{what}"
     );
-    assert_eq!(word(&reads, t2 + 3) as u64, 7 + (t2 + 3 - t2), "{what}");
-    assert_eq!(word(&reads, t2 + 5), 1, "{what}: counter 0 overflowed");
+    assert_eq!(word(&reads, t2 + 4) as u64, 7 + (t2 + 4 - t2), "{what}");
+    assert_eq!(word(&reads, t2 + 7), 1, "{what}: counter 0 overflowed");
     assert_eq!(
-        overflow_edges(&bench, 0, t1, t2 + 7),
+        overflow_edges(&bench, 0, t1, t2 + 10),
         vec![t1 + 2],
         "{what}"
     );

@@ -25,8 +25,9 @@ pub const IRQ_LATENCY: u64 = 2;
 pub const MSI_LATENCY: u64 = 2;
 
 /// Lane inputs presented in cycle e are counted at edge e + COUNT_DELAY and seen by a read set up
-/// in cycle e + COUNT_DELAY (access cycle e + COUNT_DELAY + 1) or later (docs/behaviour.md "Event
-/// lanes and counting": registered at edge e, matched into the match register at edge e+1).
+/// in cycle e + COUNT_DELAY (performed in its first access cycle e + COUNT_DELAY + 1) or later
+/// (docs/behaviour.md "Event lanes and counting": registered at edge e, matched into the match
+/// register at edge e+1).
 pub const COUNT_DELAY: u64 = 2;
 
 /// The configurations the directed tests share (each Verilator model is built once and cached).

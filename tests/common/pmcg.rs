@@ -6,10 +6,11 @@
 //!   Log (observer)     ◄── every cycle: irq, OVF_EXPORT, CAPT_ACK, AXI master outputs, PRESETn
 //! ```
 //! Cycle arithmetic (docs/behaviour.md; "edge t" ends cycle t, `d.cycle` is the next cycle to
-//! be stepped): a write acts at edge `d.cycle - 1` after it returns; a read set up in cycle s
-//! (`d.cycle` before the call) returns the state after edge s; a stopped counter at `max - x`
-//! enabled by a CNTENSET0 write at edge e counts cycles at e+1, e+2, ... and overflows at edge
-//! e+x+1.
+//! be stepped): a write takes 2 cycles and acts at edge `d.cycle - 1` after it returns; a read
+//! set up in cycle s (`d.cycle` before the call) takes 3 cycles (setup, the wait state in which
+//! it is performed, PRDATA in s+2; `d.cycle` is s+3 after it, s+6 after a split 64-bit read) and
+//! returns the state after edge s; a stopped counter at `max - x` enabled by a CNTENSET0 write
+//! at edge e counts cycles at e+1, e+2, ... and overflows at edge e+x+1.
 
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
