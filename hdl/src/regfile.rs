@@ -923,8 +923,9 @@ impl Logic for RegFile {
         self.svr_in.next = self.dec.svr_in.val();
         self.evt_in.next = self.dec.evt_in.val();
         self.smr_in.next = self.dec.smr_in.val();
-        // The addressed counter's registers (for reads and for PSTRB merges), only needed in an
-        // access cycle (skipping the mux otherwise saves simulation time, not logic).
+        // The addressed counter's registers (for reads and for PSTRB merges). Not gated by the
+        // access: a gate costs a logic level in front of every counter write (measured on
+        // 16x32), and outside an access nothing uses them.
         self.sel_lo.next = 0.into();
         self.sel_hi.next = 0.into();
         self.sel_pend.next = false;
@@ -933,30 +934,28 @@ impl Logic for RegFile {
         self.sel_slo.next = 0.into();
         self.sel_shi.next = 0.into();
         self.sel_spend.next = false;
-        if self.req_rd.val() | self.req_wr.val() {
-            for n in 0..self.c_lo.len() {
-                // AND-OR over the one-hot element selects (an OR tree, not a priority chain):
-                // EVCNTRn and SVRn share element n's select, and so do EVTYPERn and SMRn.
-                self.m_evc.next = 0.into();
-                if self.dec.evc_sel.val().get_bit(n) {
-                    self.m_evc.next = 0xFFFF_FFFFu64.into();
-                }
-                self.m_arr.next = 0.into();
-                if self.dec.arr_sel.val().get_bit(n) {
-                    self.m_arr.next = 0xFFFF_FFFFu64.into();
-                }
-                self.sel_lo.next = self.sel_lo.val() | (self.c_lo[n].q.val() & self.m_evc.val());
-                self.sel_hi.next = self.sel_hi.val() | (self.c_hi[n].q.val() & self.m_evc.val());
-                self.sel_pend.next = self.sel_pend.val()
-                    | (self.c_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
-                self.sel_slo.next = self.sel_slo.val() | (self.s_lo[n].q.val() & self.m_evc.val());
-                self.sel_shi.next = self.sel_shi.val() | (self.s_hi[n].q.val() & self.m_evc.val());
-                self.sel_spend.next = self.sel_spend.val()
-                    | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
-                self.sel_evtyper.next =
-                    self.sel_evtyper.val() | (self.c_evtyper[n].q.val() & self.m_arr.val());
-                self.sel_smr.next = self.sel_smr.val() | (self.c_smr[n].q.val() & self.m_arr.val());
+        for n in 0..self.c_lo.len() {
+            // AND-OR over the one-hot element selects (an OR tree, not a priority chain):
+            // EVCNTRn and SVRn share element n's select, and so do EVTYPERn and SMRn.
+            self.m_evc.next = 0.into();
+            if self.dec.evc_sel.val().get_bit(n) {
+                self.m_evc.next = 0xFFFF_FFFFu64.into();
             }
+            self.m_arr.next = 0.into();
+            if self.dec.arr_sel.val().get_bit(n) {
+                self.m_arr.next = 0xFFFF_FFFFu64.into();
+            }
+            self.sel_lo.next = self.sel_lo.val() | (self.c_lo[n].q.val() & self.m_evc.val());
+            self.sel_hi.next = self.sel_hi.val() | (self.c_hi[n].q.val() & self.m_evc.val());
+            self.sel_pend.next =
+                self.sel_pend.val() | (self.c_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
+            self.sel_slo.next = self.sel_slo.val() | (self.s_lo[n].q.val() & self.m_evc.val());
+            self.sel_shi.next = self.sel_shi.val() | (self.s_hi[n].q.val() & self.m_evc.val());
+            self.sel_spend.next =
+                self.sel_spend.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
+            self.sel_evtyper.next =
+                self.sel_evtyper.val() | (self.c_evtyper[n].q.val() & self.m_arr.val());
+            self.sel_smr.next = self.sel_smr.val() | (self.c_smr[n].q.val() & self.m_arr.val());
         }
         self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
         self.shi_eff.next = (self.sel_shi.val() + self.sel_spend.val()) & self.hi_max.val();
