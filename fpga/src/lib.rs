@@ -18,4 +18,4 @@ pub mod traffic;
 pub mod uart;
 
 /// The PMCG clock on the board, in Hz: 100 MHz through the iCE40 PLL (top.rs).
-pub const CLOCK_HZ: u32 = 50_000_000;
+pub const CLOCK_HZ: u32 = 60_000_000;

@@ -4,11 +4,11 @@
 //! Yosys -> nextpnr-ice40 -> icepack flow.
 //!
 //! ```text
-//!   clk100 (P7) ─► SB_PLL40_CORE (100 MHz × 8 / 1 / 16 = 50 MHz) ─► pmcg_board_core.clk
+//!   clk100 (P7) ─► SB_PLL40_CORE (100 MHz × 48 / 5 / 16 = 60 MHz) ─► pmcg_board_core.clk
 //!   rst_n (P8, button, active low) & PLL lock ─► rst_n      usb_rx (P14) ─► uart_rx
 //!   uart_tx ─► usb_tx (M9)                                  leds ─► led[7:0] (J11 ... N14)
 //!   board_core.v + smmu_pmcg_cu.v ──yosys synth_ice40──► netlist.json
-//!     ──nextpnr-ice40 --hx8k --package cb132 --pcf --freq 50──► .asc + report.json ──icepack──► smmu_pmcg_cu.bin
+//!     ──nextpnr-ice40 --hx8k --package cb132 --pcf --freq 60──► .asc + report.json ──icepack──► smmu_pmcg_cu.bin
 //! ```
 
 use crate::board::{build_hash, config_words, BoardParams};
@@ -21,9 +21,9 @@ use std::process::Command;
 
 /// Name of the FPGA top module and of the bitstream file.
 pub const FPGA_TOP: &str = "smmu_pmcg_cu";
-/// PLL settings for 100 MHz in, [`crate::CLOCK_HZ`] out (icepll -i 100 -o 50): DIVR, DIVF, DIVQ,
+/// PLL settings for 100 MHz in, [`crate::CLOCK_HZ`] out (icepll -i 100 -o 60: PFD 20 MHz, VCO 960 MHz): DIVR, DIVF, DIVQ,
 /// FILTER_RANGE. F_out = 100 MHz × (DIVF + 1) / ((DIVR + 1) × 2^DIVQ).
-pub const PLL: (u32, u32, u32, u32) = (0, 7, 4, 5);
+pub const PLL: (u32, u32, u32, u32) = (4, 47, 4, 2);
 
 /// The USB UART pins (FT2232H channel B) as Alchitry's own constraint file names them
 /// (`library/components/cu.pcf` in alchitry/Alchitry-Labs: `usb_rx` P14 is an FPGA input,
