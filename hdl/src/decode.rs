@@ -184,6 +184,8 @@ impl AddrDecode {
             .filter(|r| matches!(r.id, RegId::Smr(_)))
             .count() as u64;
         // EVCNTR/SVR and EVTYPER/SMR each share one element select: same extents, same strides.
+        // (The register file's filter decode also reads the SMR selected by an EVTYPER address
+        // and the EVTYPER selected by an SMR address.)
         assert_eq!(
             map.array_extent(RegId::Evcntr(0)),
             map.array_extent(RegId::Svr(0))
@@ -192,6 +194,16 @@ impl AddrDecode {
             map.array_extent(RegId::Evtyper(0)),
             map.array_extent(RegId::Smr(0))
         );
+        let index_of = |addr: u32, id: RegId| (addr & (map.array_extent(id) - 1)) >> 2;
+        for i in 0..smr_count as u32 {
+            let (evt, smr) = (map.reg(RegId::Evtyper(i)).addr, map.reg(RegId::Smr(i)).addr);
+            assert_eq!(index_of(evt, RegId::Smr(0)), i, "EVTYPER{i} selects SMR{i}");
+            assert_eq!(
+                index_of(smr, RegId::Evtyper(0)),
+                i,
+                "SMR{i} selects EVTYPER{i}"
+            );
+        }
         let ext = |id| map.array_extent(id) as u64;
         let region = |id| c32(!(ext(id) - 1) & 0xFFFF_FFFF);
         let (ro_addr, ro_const): (Vec<_>, Vec<_>) = constant_words(&map)

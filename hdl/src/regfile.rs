@@ -545,33 +545,8 @@ impl RegFile {
         let efield = |name| c32(map.field_mask(RegId::Evtyper(0), name));
         let rootcr_field = |name| c32(map.field_mask(RegId::Rootcr, name));
         let evc_stride: u64 = if cfg.wide_counters() { 8 } else { 4 };
-        let smr_count = map
-            .regs
-            .iter()
-            .filter(|r| matches!(r.id, RegId::Smr(_)))
-            .count() as u64;
-        // The filter decode reads the SMR selected by an EVTYPER address and the EVTYPER selected
-        // by an SMR address: both arrays must index counters with the same address bits.
-        // The access-path select compares each counter's key once for EVTYPERn and SMRn, and
-        // once for EVCNTRn and SVRn: each pair must share its offset bits.
-        assert_eq!(
-            map.array_extent(RegId::Evtyper(0)),
-            map.array_extent(RegId::Smr(0))
-        );
-        assert_eq!(
-            map.array_extent(RegId::Evcntr(0)),
-            map.array_extent(RegId::Svr(0))
-        );
-        let index_of = |addr: u32, id: RegId| (addr & (map.array_extent(id) - 1)) >> 2;
-        for i in 0..smr_count as u32 {
-            let (evt, smr) = (map.reg(RegId::Evtyper(i)).addr, map.reg(RegId::Smr(i)).addr);
-            assert_eq!(index_of(evt, RegId::Smr(0)), i, "EVTYPER{i} selects SMR{i}");
-            assert_eq!(
-                index_of(smr, RegId::Evtyper(0)),
-                i,
-                "SMR{i} selects EVTYPER{i}"
-            );
-        }
+        // The element selects and their checks (EVTYPERn/SMRn and EVCNTRn/SVRn share address
+        // bits) are the address decoder's (decode.rs).
         RegFile {
             clock: Default::default(),
             rst: Default::default(),
