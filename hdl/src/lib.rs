@@ -5,6 +5,7 @@
 //! ```text
 //!            ┌──────────────────────────── PmcgCore (top.rs) ────────────────────────┐
 //!  APB4 ────►│ ApbCompleter (apb.rs) ──registered request──► RegFile (regfile.rs):   │──► irq, export
+//!  PADDR ───►│ ──────────────────────────────► AddrDecode (decode.rs, in RegFile)     │
 //!            │                       ◄──────── rd_data ───── registers, match and    │
 //!  lanes ───►│ lane registers (the match stage) ──────────────► filter, counter bank,│
 //!  CAPT_REQ ►│ capture request register ──────────────────────► capture bank        │──► CAPT_ACK

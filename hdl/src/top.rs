@@ -11,9 +11,11 @@
 //!   awready wready bvalid bresp ──► MsiMaster ◄── issue/payload ── RegFile
 //!                                    └──► awvalid awaddr awprot wvalid wdata wstrb bready
 //! ```
-//! Only `ApbCompleter`'s setup registers, `MsiMaster` (an AXI handshake needs READY at the edge)
-//! and this block's lane, capture-request and reset registers read live inputs; the register file
-//! and the counters see registers only.
+//!   paddr ──► RegFile's AddrDecode (decode.rs): the address decoded into setup-cycle registers
+//! Only `ApbCompleter`'s setup registers, the register file's address decoder (its own setup
+//! registers), `MsiMaster` (an AXI handshake needs READY at the edge) and this block's lane,
+//! capture-request and reset registers read live inputs; the rest of the register file and the
+//! counters see registers only.
 
 use crate::apb::ApbCompleter;
 use crate::config::PmcgConfig;
