@@ -10,8 +10,8 @@
 //!   capt_req ──► capt_req_q ──► RegFile (capture) ──► capt_ack, ovf_export
 //!   awready wready bvalid bresp ──► MsiMaster ◄── issue/payload ── RegFile
 //!                                    └──► awvalid awaddr awprot wvalid wdata wstrb bready
-//! ```
 //!   paddr ──► RegFile's AddrDecode (decode.rs): the address decoded into setup-cycle registers
+//! ```
 //! Only `ApbCompleter`'s setup registers, the register file's address decoder (its own setup
 //! registers), `MsiMaster` (an AXI handshake needs READY at the edge) and this block's lane,
 //! capture-request and reset registers read live inputs; the rest of the register file and the
