@@ -411,11 +411,10 @@ pub fn event_sel(is_cycle: bool, is_lane: bool, lane_bit: u32) -> u64 {
 /// it documents the layout of the mode register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FilterDecode {
-    /// Key bits that must match, and their value: the StreamID's, or with MPAM filtering the
-    /// lane's {space, PMG, PARTID} (`config::lane_mpam_word` layout; the space is added to VALUE
-    /// per cycle).
+    /// Key bits that must match: the StreamID's, or with MPAM filtering the lane's {space, PMG,
+    /// PARTID} (`config::lane_mpam_word` layout). Their value is SMR & CARE (with MPAM, SMR's
+    /// PARTID/PMG and the space added per cycle): no field of its own.
     pub care: u64,
-    pub value: u64,
     /// [0] a match-all StreamID mode (NoStreamID may count), [1] AllSIDManySECSID's security
     /// rules, [2] FILTER_SEC_SID, [3] FILTER_REALM_SID, [4] MPAM filtering (FILTER_PARTID or
     /// FILTER_PMG), [5] FILTER_PARTID, [6] FILTER_PMG, [8:7] FILTER_MPAM_SP, [9] PARTID <=
@@ -467,14 +466,9 @@ impl FilterDecode {
             if fg {
                 care |= sm("PMG");
             }
-            let value = smr & care;
-            return FilterDecode { care, value, mode };
+            return FilterDecode { care, mode };
         }
-        FilterDecode {
-            care,
-            value: x & care,
-            mode,
-        }
+        FilterDecode { care, mode }
     }
 }
 
