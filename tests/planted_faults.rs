@@ -8,9 +8,10 @@
 //! `DropPairCarry`: the paired high write ignores the carries out of the low word between the
 //! halves (issue 10 part 1's bug in its subtle form). `DropPendingMsi`: the old rule, a pending
 //! MSI dropped when IRQEN is 0 and IRQ_CTRLACK not waiting for it (part 1b). `StaleFilterDecode`
-//! and `EarlyFilterDecode`: an EVTYPER/SMR write decoded never, or an edge early (issue 11). Each must show as a
-//! mismatch within 10^5 cycles on every configuration where it can happen; the cycle and the seed
-//! are printed (`PMCG_SEED` reproduces; `PMCG_FAULT_SEEDS=N` runs N consecutive seeds per
+//! and `EarlyFilterDecode`: an EVTYPER/SMR write decoded never, or an edge early (issue 11).
+//! `WriteCountsEvents`: a written counter adding its write edge's events (issue 11's setup-edge
+//! match clear forgotten). Each must show as a mismatch within 10^5 cycles on every
+//! configuration where it can happen; the cycle and the seed are printed (`PMCG_SEED` reproduces; `PMCG_FAULT_SEEDS=N` runs N consecutive seeds per
 //! configuration and prints the slowest detection, to measure how fast).
 
 mod common;
@@ -139,6 +140,22 @@ fn a_stale_or_early_filter_decode_is_caught_within_1e5_cycles() {
         }
     }
     assert!(n >= 8, "configurations x faults: {n}");
+}
+
+/// Every configuration: a counter write that also adds its edge's events (the match register
+/// clear at the setup edge forgotten) is caught by the random stimulus.
+#[test]
+fn a_write_that_counts_its_edge_is_caught_within_1e5_cycles() {
+    let cfgs = common::configs()
+        .into_iter()
+        .chain(common::corner_configs());
+    let mut n = 0;
+    for (i, (name, cfg)) in cfgs.enumerate() {
+        let cycles = detect(name, &cfg, PlantedFault::WriteCountsEvents, 800 + i as u64);
+        report(PlantedFault::WriteCountsEvents, name, &cycles);
+        n += 1;
+    }
+    assert!(n >= 8, "configurations: {n}");
 }
 
 /// A correct model and a faulty one in lock-step behind the driver: the first cycle at which

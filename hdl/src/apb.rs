@@ -4,7 +4,9 @@
 //! ```text
 //!   PSEL PENABLE PWRITE PADDR PWDATA PSTRB PPROT        (live inputs)
 //!     │
-//!     └─ setup (PSEL & !PENABLE) ──► setup registers: rd / wr, addr, wdata, strb, ns
+//!     ├─ setup (PSEL & !PENABLE) ──► setup registers: rd / wr, addr, wdata, strb, ns
+//!     └─ setup_wr_now, setup_ns_now (live: the setup registers' D) ──► register file's
+//!        match-register clear of a counter about to be written (with the live PADDR decode)
 //!                                        │
 //!              access cycle (the next) ◄─┘ req_rd / req_wr + request   (registers only)
 //!   (PRDATA is the register file's read data, wired by the top block)
@@ -12,7 +14,7 @@
 //!   is two stages), else 1; PSLVERR = 0 (every location is RAZ/WI, RO or RW)
 //! ```
 //! The request is registered at the setup edge, so nothing downstream of this block depends on a
-//! live bus input: APB4 keeps PADDR, PWRITE, PWDATA, PSTRB and PPROT stable from setup to access,
+//! live bus input other than the address decoder and the counters' match-register clear: APB4 keeps PADDR, PWRITE, PWDATA, PSTRB and PPROT stable from setup to access,
 //! and an access cycle always follows a setup cycle. A write takes effect at the edge that ends its
 //! access cycle (no wait state). A read is performed in its first access cycle (the register file
 //! registers its first read-mux stage at that edge) and completes in the second, with PREADY = 1
@@ -49,6 +51,11 @@ pub struct ApbCompleter {
     pub req_ns: Signal<Out, Bit>,
     /// The access is Root ({PNSE, PPROT[1]} = 10).
     pub req_root: Signal<Out, Bit>,
+    /// The setup cycle's write and its PPROT[1], live (the D inputs of the setup registers): a
+    /// counter write skips the events of its access edge, so its match register is cleared at
+    /// the setup edge (regfile.rs).
+    pub setup_wr_now: Signal<Out, Bit>,
+    pub setup_ns_now: Signal<Out, Bit>,
     setup_rd: DFF<Bit>,
     setup_wr: DFF<Bit>,
     addr_r: DFF<Bits<32>>,
@@ -67,6 +74,8 @@ impl Logic for ApbCompleter {
             self.psel.val() & (!self.penable.val()) & (!self.pwrite.val()) & (!self.rst.val());
         self.setup_wr.d.next =
             self.psel.val() & (!self.penable.val()) & self.pwrite.val() & (!self.rst.val());
+        self.setup_wr_now.next = self.setup_wr.d.val();
+        self.setup_ns_now.next = self.pprot.val().get_bit(1);
         self.addr_r.d.next = self.paddr.val();
         self.wdata_r.d.next = self.pwdata.val();
         self.strb_r.d.next = self.pstrb.val();

@@ -17,8 +17,10 @@
 //!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
 //!        ──► accepted security states, key compare ──► match count ──► c_match[n] (register)
 //!
-//!   c_match[n] := event 0 after this edge ? (CR.E & CNTEN[n] after this edge ? 1 : 0)
+//!   c_match[n] := a write to counter n set up in this cycle (live decode) ? 0
+//!                 : event 0 after this edge ? (CR.E & CNTEN[n] after this edge ? 1 : 0)
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
+//!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
 //!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
 //!   ┌───────────────────┐  carry   ┌──────────────┐
 //!   │ lo[31:0] += inc   ├─────────►│ pend (1 bit) │──► hi += pend at the next edge
@@ -59,6 +61,9 @@ pub struct RegFile {
     pub req_root: Signal<In, Bit>,
     /// The live PADDR: only the address decoder's setup-cycle registers see it.
     pub paddr: Signal<In, Bits<32>>,
+    /// A write is set up in this cycle, and its PPROT[1] (live, from the APB completer).
+    pub setup_wr_now: Signal<In, Bit>,
+    pub setup_ns_now: Signal<In, Bit>,
     /// The lane inputs of the previous cycle (registered by the top block: the match stage).
     pub lane_valid: Vec<Signal<In, Bit>>,
     pub lane_events: Vec<Signal<In, Bits<32>>>,
@@ -225,6 +230,10 @@ pub struct RegFile {
     /// This access is the paired high write; H (merged with B per PSTRB), c = carries between
     /// the halves, the rebased high part H + c, whether H + c wrapped, and whether it is all ones.
     pair_hit: Signal<Local, Bit>,
+    /// The write set up in this cycle pairs with the open low write, and it replaces an EVCNTR
+    /// word of the counter `dec.evc_sel_now` selects (unpaired, not blocked by SCR.NSRA).
+    pair_now: Signal<Local, Bit>,
+    wskip_now: Signal<Local, Bit>,
     pair_h: Signal<Local, Bits<32>>,
     pair_c: Signal<Local, Bits<32>>,
     pair_hi: Signal<Local, Bits<32>>,
@@ -292,7 +301,6 @@ pub struct RegFile {
     sel_evtyper: Signal<Local, Bits<32>>,
     sel_smr: Signal<Local, Bits<32>>,
     hi_eff: Signal<Local, Bits<32>>,
-    ctr_wdata: Signal<Local, Bits<32>>,
     /// The event decode of the EVTYPER write data (`event_sel` layout).
     dec_sel: Signal<Local, Bits<7>>,
     cr_e: Signal<Local, Bit>,
@@ -631,6 +639,10 @@ impl RegFile {
             filt_wr0: Default::default(),
             rd_data: Default::default(),
             paddr: Default::default(),
+            setup_wr_now: Default::default(),
+            setup_ns_now: Default::default(),
+            pair_now: Default::default(),
+            wskip_now: Default::default(),
             fd_sel: Default::default(),
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
@@ -831,7 +843,6 @@ impl RegFile {
             sel_evtyper: Default::default(),
             sel_smr: Default::default(),
             hi_eff: Default::default(),
-            ctr_wdata: Default::default(),
             dec_sel: Default::default(),
             cr_e: Default::default(),
             guarded: Default::default(),
@@ -938,16 +949,6 @@ impl Logic for RegFile {
             self.svr_lo_now.next = self.sel_lo.val();
             self.svr_hi_now.next = self.hi_eff.val();
         }
-        // Counter-bank write data, merged with the old value per PSTRB.
-        // (used in the access cycle, so steered by the decode registered in the setup cycle)
-        self.ctr_wdata.next = self.wbits.val();
-        if self.evc_in.val() {
-            if self.evc_hiword.val() {
-                self.ctr_wdata.next = (self.hi_eff.val() & (!self.bmask.val())) | self.wbits.val();
-            } else {
-                self.ctr_wdata.next = (self.sel_lo.val() & (!self.bmask.val())) | self.wbits.val();
-            }
-        }
         // ---- Split 64-bit counter writes (10.5: 64-bit atomicity is IMPLEMENTATION DEFINED;
         // docs/behaviour.md "Split 64-bit counter writes"). A low-word write opens the pair with
         // B = the counter's high part; the next EVCNTR write closes it; a high-word write to the
@@ -973,6 +974,20 @@ impl Logic for RegFile {
         if self.rst.val() {
             self.pair_open.d.next = false;
         }
+        // A counter write skips the events of its access edge (docs/behaviour.md): its match
+        // register is cleared at the setup edge, from the live decode, so the write's edge adds
+        // 0 and the written bytes merge into the adder's output (the old value) in the
+        // counter's own D logic, with no gate in front of its adder. Nothing the decision reads
+        // changes at the setup edge (SCR and the pair registers change only at access edges;
+        // a reset edge clears the match register anyway).
+        self.pair_now.next = self.pair_open.q.val()
+            & ((self.paddr.val() & self.evc_rel_mask.val()) == self.pair_key.q.val());
+        self.wskip_now.next = self.setup_wr_now.val()
+            & (!(self.secure_impl.val()
+                & self.setup_ns_now.val()
+                & (!(self.scr.q.val() & self.scr_nsra_mask.val()).any())))
+            & self.dec.evc_in_now.val()
+            & ((!self.dec.hiword_now.val()) | (!self.pair_now.val()));
         // EVTYPER and SMR write data, merged per PSTRB with the addressed register, and the
         // event decode of the EVTYPER value: cycle event, a lane event bit, or unsupported.
         self.evt_merged.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
@@ -1323,6 +1338,9 @@ impl Logic for RegFile {
                     self.c_match[n].d.next = self.one.val();
                 }
             }
+            if self.wskip_now.val() & self.dec.evc_sel_now.val().get_bit(n) {
+                self.c_match[n].d.next = 0.into();
+            }
             if self.rst.val() {
                 self.c_match[n].d.next = 0.into();
             }
@@ -1386,10 +1404,12 @@ impl Logic for RegFile {
             self.ovf.next = self.carry.val() & ((!self.wide.val()) | self.hi_at_max.val());
             // A write replaces its word and the counter skips this edge's events; a write never
             // overflows.
+            // The match register of a written counter was cleared at the setup edge (above), so
+            // `lo_next` is the old value, no carry is pending from this edge and nothing
+            // overflows; the written bytes merge per PSTRB in counter n's own D logic (no element
+            // mux or shared merge in front of it).
             if self.wr_lo.val() {
-                self.lo_next.next = self.ctr_wdata.val();
-                self.c_pend[n].d.next = false;
-                self.ovf.next = false;
+                self.lo_next.next = (self.lo_next.val() & (!self.bmask.val())) | self.wbits.val();
             }
             if self.wr_hi.val() {
                 if self.pair_hit.val() {
@@ -1399,10 +1419,11 @@ impl Logic for RegFile {
                     self.ovf.next =
                         (self.carry.val() & self.pair_at_max.val()) | self.pair_wrap.val();
                 } else {
-                    self.lo_next.next = self.c_lo[n].q.val();
-                    self.c_hi[n].d.next = self.ctr_wdata.val() & self.hi_max.val();
-                    self.c_pend[n].d.next = false;
-                    self.ovf.next = false;
+                    // (the low word holds and nothing carries: its increment is 0)
+                    self.c_hi[n].d.next = (((self.c_hi[n].q.val() + self.c_pend[n].q.val())
+                        & (!self.bmask.val()))
+                        | self.wbits.val())
+                        & self.hi_max.val();
                 }
             }
             if self.wr_evt.val() {

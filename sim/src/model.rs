@@ -603,6 +603,9 @@ pub enum PlantedFault {
     /// The decode of an EVTYPERn/SMRn write applied at the write's edge instead of one edge
     /// later (the match side switching a cycle early: the registered decode forgotten).
     EarlyFilterDecode,
+    /// A counter written at an edge also adds that edge's events (the RTL clears the written
+    /// counter's match register at the setup edge, issue 11: this is that clear forgotten).
+    WriteCountsEvents,
 }
 
 /// An APB transfer as registered in its setup cycle (APB4 keeps these stable into the access).
@@ -1422,6 +1425,7 @@ impl Model {
         // 10.5.2.1 / behaviour.md: a counter written at this edge does not count at it (a paired
         // high-word write does: it only rebased the counter).
         let skip = match write {
+            _ if self.fault == Some(PlantedFault::WriteCountsEvents) => 0,
             Some(((s, _), _)) if !paired => match self.slots[s].kind {
                 Kind::Counter(n) => 1u64 << n,
                 _ => 0,
