@@ -230,6 +230,9 @@ pub struct RegFile {
     /// This access is the paired high write; H (merged with B per PSTRB), c = carries between
     /// the halves, the rebased high part H + c, whether H + c wrapped, and whether it is all ones.
     pair_hit: Signal<Local, Bit>,
+    /// A high-word write's word and byte mask (the paired write's whole H + c).
+    hi_wword: Signal<Local, Bits<32>>,
+    hi_wmask: Signal<Local, Bits<32>>,
     /// The write set up in this cycle pairs with the open low write, and it replaces an EVCNTR
     /// word of the counter `dec.evc_sel_now` selects (unpaired, not blocked by SCR.NSRA).
     pair_now: Signal<Local, Bit>,
@@ -772,6 +775,8 @@ impl RegFile {
             pair_key: Default::default(),
             pair_base: Default::default(),
             pair_hit: Default::default(),
+            hi_wword: Default::default(),
+            hi_wmask: Default::default(),
             pair_h: Default::default(),
             pair_c: Default::default(),
             pair_hi: Default::default(),
@@ -963,6 +968,13 @@ impl Logic for RegFile {
             ((self.pair_base.q.val() & (!self.bmask.val())) | self.wbits.val()) & self.hi_max.val();
         self.pair_c.next = (self.hi_eff.val() - self.pair_base.q.val()) & self.hi_max.val();
         self.pair_hi.next = (self.pair_h.val() + self.pair_c.val()) & self.hi_max.val();
+        // The high-word write's word and byte mask, shared by the counters.
+        self.hi_wword.next = self.wbits.val();
+        self.hi_wmask.next = self.bmask.val();
+        if self.pair_hit.val() {
+            self.hi_wword.next = self.pair_hi.val();
+            self.hi_wmask.next = 0xFFFF_FFFFu64.into();
+        }
         // c < 2^K, so H + c wrapped exactly when the result is below H.
         self.pair_wrap.next = self.pair_hi.val() < self.pair_h.val();
         self.pair_at_max.next = self.pair_hi.val() == self.hi_max.val();
@@ -1412,18 +1424,17 @@ impl Logic for RegFile {
                 self.lo_next.next = (self.lo_next.val() & (!self.bmask.val())) | self.wbits.val();
             }
             if self.wr_hi.val() {
+                // Unpaired: the written bytes over hi + pend (the low word holds and nothing
+                // carries: its increment is 0). Paired: H + c, counting at this edge (the carry
+                // of this edge stays pending on top of it). One shared word and mask, so each
+                // high bit is one LUT.
+                self.c_hi[n].d.next = (((self.c_hi[n].q.val() + self.c_pend[n].q.val())
+                    & (!self.hi_wmask.val()))
+                    | self.hi_wword.val())
+                    & self.hi_max.val();
                 if self.pair_hit.val() {
-                    // The paired high write: rebased, and counting at this edge (the carry of
-                    // this edge stays pending on top of H + c).
-                    self.c_hi[n].d.next = self.pair_hi.val();
                     self.ovf.next =
                         (self.carry.val() & self.pair_at_max.val()) | self.pair_wrap.val();
-                } else {
-                    // (the low word holds and nothing carries: its increment is 0)
-                    self.c_hi[n].d.next = (((self.c_hi[n].q.val() + self.c_pend[n].q.val())
-                        & (!self.bmask.val()))
-                        | self.wbits.val())
-                        & self.hi_max.val();
                 }
             }
             if self.wr_evt.val() {
