@@ -14,6 +14,7 @@
 //! ```
 pub mod apb;
 pub mod bitpack;
+pub mod counter_bank;
 pub mod decode;
 pub mod msi;
 pub mod regfile;

@@ -6,6 +6,8 @@
 //!                              └─ vdut::VerilatorDut  (emitted Verilog via verilator::VerilatedModel)
 //! ```
 pub mod axi;
+pub mod bank_model;
+pub mod bank_sim;
 pub mod checked;
 pub mod model;
 pub mod native;

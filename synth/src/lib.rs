@@ -10,6 +10,7 @@
 //! Every emitted file carries an SPDX line ([`SPDX_LICENSE`]); [`stamp`] stamps the generated
 //! documents with a hash of what made them.
 
+pub mod bank;
 pub mod collateral;
 pub mod flow;
 pub mod stamp;

@@ -1,0 +1,710 @@
+//! `HybridBank`: up to 64 counters of 32-64 bits, each split into a low part of `low_bits` (L)
+//! bits in flip-flops and an upper part (value bits [W-1:L]) in block RAM, advanced by one
+//! carry-service pipeline that also performs the bank's reads and writes (issue 11's hybrid bank;
+//! `../shared/notes/ice40-field-notes.md`, "Hybrid counter bank"). A block on its own: the
+//! PMCG's register file does not use it yet.
+//!
+//! ```text
+//!  inc[n] (register) ─► lo[n] += inc ──wrap──► pend[n] (a carry owed to the upper part)
+//!                               └─► ovf[n] = wrap & ones[n] == 0xFF   (exact, at the edge)
+//!  ones[n]: per byte k, "value bits [8k+7:8k] ∩ [W-1:L] are all ones" (1 where a byte has none)
+//!
+//!  op_* (APB op, first) ─┬─► arbiter ─► q0 (one-hot q0_hot[n] too)    scan pointer: pend[scan]
+//!  q0: the op's cycle ── RAM read ─► mid_ram (bits [31:L]), hi_ram (bits [W-1:32])
+//!      lo/pend/fresh snapshot; pend cleared; a write with no carry pending sets its low part
+//!      and its bytes' flags (op_accept); with one pending it serves it and is retried
+//!  s1: row as read ─► raw, mid + (1 << L), carry into hi, high-part byte predicates ─► regs
+//!  s2: (fresh: 0) + carry or merged write bytes ─► RAM write-back, rd_lo/rd_hi, rd_valid;
+//!      the new flags ─► s3 ─► ones[n] (merged under a write of that edge)
+//! ```
+//!
+//! Contract (checked against `pmcg_sim::bank_model`, which is written from it):
+//! - The bank's value of counter n is `(upper << L) | lo`, W bits. At every edge each counter
+//!   adds `inc[n]` (0-15); a carry out of bit W-1 is an overflow: `ovf[n]` is 1 in the cycle whose
+//!   edge overflows, exactly, from the low part's adder and registers (no block RAM on that path).
+//! - An op (held on the op_* inputs with `op_valid` until accepted) is **performed in the cycle
+//!   `op_accept` is 1**. A read returns the counter's value in that cycle (before the edge's
+//!   events) on `rd_lo`/`rd_hi` with `rd_valid`, two cycles later: both words of one instant. A
+//!   write replaces the bytes `op_strb` selects of the low (bits [31:0]) or high word (bits
+//!   [63:32], W > 32 only) at the edge ending that cycle, and the counter does not count that
+//!   edge's `inc` (SMMUv3 10.5.2.1: the value written, the events of that cycle not added).
+//! - `op_valid` must fall for at least one cycle after each accept. An op is accepted within
+//!   [`ACCEPT_BOUND`] cycles of the first cycle it is valid (both counted).
+//! - Sizing (`BankShape::check`): every carry is served before its low part can wrap again,
+//!   `2^L > max_inc * (3 * counters + 7)`: the scan reaches a pending counter and its flags are
+//!   back within `3 * counters + 6` cycles (ops take at most two of every three slots).
+//! - After a reset edge every counter is 0: a `fresh` bit per counter stands for an all-zero
+//!   upper part until its first op writes the row back (block RAM has no reset). A reset edge
+//!   cancels the op in progress.
+
+use crate::bitpack::BitPack;
+use rust_hdl::prelude::*;
+
+/// Op kinds in the pipeline (`q0_kind`, `s1_kind`, `s2_kind`).
+const KIND_SERVICE: u64 = 0;
+const KIND_READ: u64 = 1;
+const KIND_WRITE_LO: u64 = 2;
+const KIND_WRITE_HI: u64 = 3;
+
+/// The most cycles from the first cycle an op is valid to its accept cycle (both counted): two
+/// cycles waiting for an op on its counter to leave q0 and s1, its issue, a write held by a
+/// pending carry (served in that cycle), two cycles waiting for that, its accept cycle.
+pub const ACCEPT_BOUND: u64 = 7;
+
+/// A planted fault, for tests that must show the block tests catch it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BankFault {
+    /// The carry service writes the upper part back without its pending carry.
+    DropCarryService,
+}
+
+/// The bank's size: `counters` (1-64) counters of `counter_bits` (32-64) bits, the low part's
+/// width `low_bits` and the largest increment per counter per cycle `max_inc` (1-15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BankShape {
+    pub counters: usize,
+    pub counter_bits: u32,
+    pub low_bits: u32,
+    pub max_inc: u32,
+}
+
+impl BankShape {
+    /// Cycles from a low part's wrap until its carry is in the upper part and its flags
+    /// (`3 * counters + 5`: the scan's round with two of every three slots taken by ops, a
+    /// two-cycle wait on an op in flight, and the pipeline).
+    pub fn service_bound(&self) -> u64 {
+        3 * self.counters as u64 + 6
+    }
+
+    /// The narrowest low part for `counters` and `max_inc`: `2^L > max_inc * (service_bound + 1)`.
+    pub fn min_low_bits(counters: usize, max_inc: u32) -> u32 {
+        let need = max_inc as u64 * (3 * counters as u64 + 7);
+        (1..=16).find(|l| (1u64 << l) > need).unwrap_or(17)
+    }
+
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=64).contains(&self.counters) {
+            return Err(format!("counters = {}: must be 1-64", self.counters));
+        }
+        if !(32..=64).contains(&self.counter_bits) {
+            return Err(format!(
+                "counter_bits = {}: must be 32-64",
+                self.counter_bits
+            ));
+        }
+        if !(1..=15).contains(&self.max_inc) {
+            return Err(format!("max_inc = {}: must be 1-15", self.max_inc));
+        }
+        let min = Self::min_low_bits(self.counters, self.max_inc);
+        if !(min..=16).contains(&self.low_bits) {
+            return Err(format!(
+                "low_bits = {}: must be {min}-16 for {} counters and increments up to {} \
+                 (every carry served before the low part wraps again)",
+                self.low_bits, self.counters, self.max_inc
+            ));
+        }
+        Ok(())
+    }
+
+    /// The mask of value bits [W-1:L] (the upper part, kept in block RAM).
+    pub fn upper_mask(&self) -> u64 {
+        let w = if self.counter_bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.counter_bits) - 1
+        };
+        w & !((1u64 << self.low_bits) - 1)
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct HybridBank {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    /// Counter n's increment at this edge (a register in the user).
+    pub inc: Vec<Signal<In, Bits<4>>>,
+    /// The op: valid, write (else read), high word, counter, data and byte strobes.
+    pub op_valid: Signal<In, Bit>,
+    pub op_write: Signal<In, Bit>,
+    pub op_hi: Signal<In, Bit>,
+    pub op_idx: Signal<In, Bits<8>>,
+    pub op_wdata: Signal<In, Bits<32>>,
+    pub op_strb: Signal<In, Bits<4>>,
+    /// The op is performed in this cycle (a register).
+    pub op_accept: Signal<Out, Bit>,
+    /// A read's value (performed two cycles earlier): both words.
+    pub rd_valid: Signal<Out, Bit>,
+    pub rd_lo: Signal<Out, Bits<32>>,
+    pub rd_hi: Signal<Out, Bits<32>>,
+    /// Counter n overflows at the edge ending this cycle.
+    pub ovf: Signal<Out, Bits<64>>,
+    // Per counter.
+    lo: Vec<DFF<Bits<32>>>,
+    pend: Vec<DFF<Bit>>,
+    ones: Vec<DFF<Bits<8>>>,
+    fresh: Vec<DFF<Bit>>,
+    q0_hot: Vec<DFF<Bit>>,
+    ctr_id: Vec<Constant<Bits<8>>>,
+    ovf_pack: BitPack,
+    mid_ram: RAM<Bits<32>, 6>,
+    hi_ram: RAM<Bits<32>, 6>,
+    // Constants.
+    lmask: Constant<Bits<32>>,
+    wrap_bit: Constant<Bits<32>>,
+    pend_unit: Constant<Bits<32>>,
+    umask_lo: Constant<Bits<32>>,
+    umask_hi: Constant<Bits<32>>,
+    ones_reset: Constant<Bits<8>>,
+    last_id: Constant<Bits<8>>,
+    byte_mask: Vec<Constant<Bits<32>>>,
+    byte_fe: Vec<Constant<Bits<32>>>,
+    flag_lo: Vec<Constant<Bits<8>>>,
+    flag_hi: Vec<Constant<Bits<8>>>,
+    fault_drop: Constant<Bit>,
+    ones_all: Constant<Bits<8>>,
+    /// The high part's byte predicates of a zero row.
+    fresh_h_ones: Constant<Bits<8>>,
+    fresh_h_fe: Constant<Bits<8>>,
+    all32: Constant<Bits<32>>,
+    kind_service: Constant<Bits<2>>,
+    kind_read: Constant<Bits<2>>,
+    kind_write_lo: Constant<Bits<2>>,
+    kind_write_hi: Constant<Bits<2>>,
+    // Arbiter and pipeline.
+    scan: DFF<Bits<8>>,
+    q0_v: DFF<Bit>,
+    q0_apb: DFF<Bit>,
+    q0_kind: DFF<Bits<2>>,
+    q0_idx: DFF<Bits<8>>,
+    q0_wdata: DFF<Bits<32>>,
+    q0_strb: DFF<Bits<4>>,
+    s1_v: DFF<Bit>,
+    s1_kind: DFF<Bits<2>>,
+    s1_idx: DFF<Bits<8>>,
+    s1_pend: DFF<Bit>,
+    s1_fresh: DFF<Bit>,
+    s1_lo: DFF<Bits<32>>,
+    s1_wdata: DFF<Bits<32>>,
+    s1_strb: DFF<Bits<4>>,
+    s2_v: DFF<Bit>,
+    s2_kind: DFF<Bits<2>>,
+    s2_idx: DFF<Bits<8>>,
+    /// The row as read, the middle part plus one carry, the carry taken (`s2_pend`) and
+    /// whether it runs into the high part (`s2_cm`), the row is fresh, the low-part snapshot.
+    s2_mraw: DFF<Bits<32>>,
+    s2_hraw: DFF<Bits<32>>,
+    s2_msum: DFF<Bits<32>>,
+    s2_pend: DFF<Bit>,
+    s2_fresh: DFF<Bit>,
+    s2_lo: DFF<Bits<32>>,
+    /// Per byte of the high part read (unimplemented bits as ones): all ones, and ...1110.
+    s2_h_ones: DFF<Bits<8>>,
+    s2_h_fe: DFF<Bits<8>>,
+    s3_v: DFF<Bit>,
+    s3_idx: DFF<Bits<8>>,
+    s3_flags: DFF<Bits<8>>,
+    s2_cm: DFF<Bit>,
+    s2_wdata: DFF<Bits<32>>,
+    s2_strb: DFF<Bits<4>>,
+    // Locals.
+    lo_now: Signal<Local, Bits<32>>,
+    inc_now: Signal<Local, Bits<4>>,
+    sum: Signal<Local, Bits<32>>,
+    wrap: Signal<Local, Bit>,
+    is_q0: Signal<Local, Bit>,
+    is_wr: Signal<Local, Bit>,
+    is_s3: Signal<Local, Bit>,
+    fbase: Signal<Local, Bits<8>>,
+    q0_pend: Signal<Local, Bit>,
+    q0_fresh: Signal<Local, Bit>,
+    q0_lo: Signal<Local, Bits<32>>,
+    sc_pend: Signal<Local, Bit>,
+    op_conf: Signal<Local, Bit>,
+    sc_conf: Signal<Local, Bit>,
+    apb_take: Signal<Local, Bit>,
+    nx_v: Signal<Local, Bit>,
+    nx_idx: Signal<Local, Bits<8>>,
+    wr_held: Signal<Local, Bit>,
+    q0_bm: Signal<Local, Bits<32>>,
+    q0_wlo: Signal<Local, Bits<32>>,
+    wflags: Signal<Local, Bits<8>>,
+    wfmask: Signal<Local, Bits<8>>,
+    wword: Signal<Local, Bits<32>>,
+    mid_rd: Signal<Local, Bits<32>>,
+    hi_rd: Signal<Local, Bits<32>>,
+    pend_eff: Signal<Local, Bit>,
+    mid_base: Signal<Local, Bits<32>>,
+    hi_base: Signal<Local, Bits<32>>,
+    mid_new: Signal<Local, Bits<32>>,
+    hi_merge: Signal<Local, Bits<32>>,
+    h_ones1: Signal<Local, Bits<8>>,
+    h_fe1: Signal<Local, Bits<8>>,
+    s2_bm: Signal<Local, Bits<32>>,
+    hi_new: Signal<Local, Bits<32>>,
+    s2_flags: Signal<Local, Bits<8>>,
+    cin: Signal<Local, Bit>,
+    h_ones: Signal<Local, Bits<8>>,
+    h_fe: Signal<Local, Bits<8>>,
+    hw: Signal<Local, Bits<32>>,
+    hx: Signal<Local, Bits<32>>,
+}
+
+/// Bit k: byte k of a zero high part, its unimplemented bits as ones (`!umask_hi`), equals `byte`.
+fn fresh_pred(umask_hi: u64, byte: u64) -> u64 {
+    let x = !umask_hi & 0xFFFF_FFFF;
+    (0..4)
+        .filter(|k| (x >> (8 * k)) & 0xFF == byte)
+        .fold(0, |m, k| m | 1 << k)
+}
+
+impl HybridBank {
+    /// The bank's Verilog as module `top` (rust-hdl's checks first).
+    pub fn verilog(
+        shape: BankShape,
+        fault: Option<BankFault>,
+        top: &str,
+    ) -> Result<String, String> {
+        let mut bank = HybridBank::new(shape, fault)?;
+        bank.connect_all();
+        check_all(&bank).map_err(|e| format!("rust-hdl check of the bank: {e:?}"))?;
+        let mut defines = ModuleDefines::default();
+        bank.accept(top, &mut defines);
+        Ok(format!(
+            "// PMCG hybrid counter bank, generated with rust-hdl 0.46. Do not edit.\n// {shape:?}\n{}",
+            defines.defines()
+        ))
+    }
+
+    pub fn new(shape: BankShape, fault: Option<BankFault>) -> Result<Self, String> {
+        shape.check()?;
+        let n = shape.counters;
+        let umask = shape.upper_mask();
+        // Bytes with no upper bits are constant "all ones" flags.
+        let ones_reset = (0..8)
+            .filter(|k| (umask >> (8 * k)) & 0xFF == 0)
+            .fold(0u64, |m, k| m | 1 << k);
+        let lmask = (1u64 << shape.low_bits) - 1;
+        Ok(HybridBank {
+            clock: Default::default(),
+            rst: Default::default(),
+            inc: (0..n).map(|_| Default::default()).collect(),
+            op_valid: Default::default(),
+            op_write: Default::default(),
+            op_hi: Default::default(),
+            op_idx: Default::default(),
+            op_wdata: Default::default(),
+            op_strb: Default::default(),
+            op_accept: Default::default(),
+            rd_valid: Default::default(),
+            rd_lo: Default::default(),
+            rd_hi: Default::default(),
+            ovf: Default::default(),
+            lo: (0..n).map(|_| Default::default()).collect(),
+            pend: (0..n).map(|_| Default::default()).collect(),
+            ones: (0..n).map(|_| Default::default()).collect(),
+            fresh: (0..n).map(|_| Default::default()).collect(),
+            q0_hot: (0..n).map(|_| Default::default()).collect(),
+            ctr_id: (0..n).map(|i| Constant::new((i as u64).into())).collect(),
+            ovf_pack: BitPack::new(n),
+            mid_ram: Default::default(),
+            hi_ram: Default::default(),
+            lmask: Constant::new(lmask.into()),
+            wrap_bit: Constant::new((1u64 << shape.low_bits).into()),
+            pend_unit: Constant::new((1u64 << shape.low_bits).into()),
+            umask_lo: Constant::new((umask & 0xFFFF_FFFF).into()),
+            umask_hi: Constant::new((umask >> 32).into()),
+            ones_reset: Constant::new(ones_reset.into()),
+            last_id: Constant::new(((n - 1) as u64).into()),
+            byte_mask: (0..4)
+                .map(|k| Constant::new((0xFFu64 << (8 * k)).into()))
+                .collect(),
+            byte_fe: (0..4)
+                .map(|k| Constant::new((0xFEu64 << (8 * k)).into()))
+                .collect(),
+            flag_lo: (0..4).map(|k| Constant::new((1u64 << k).into())).collect(),
+            flag_hi: (0..4)
+                .map(|k| Constant::new((1u64 << (k + 4)).into()))
+                .collect(),
+            fault_drop: Constant::new(fault == Some(BankFault::DropCarryService)),
+            ones_all: Constant::new(0xFFu64.into()),
+            fresh_h_ones: Constant::new(fresh_pred(umask >> 32, 0xFF).into()),
+            fresh_h_fe: Constant::new(fresh_pred(umask >> 32, 0xFE).into()),
+            all32: Constant::new(0xFFFF_FFFFu64.into()),
+            kind_service: Constant::new(KIND_SERVICE.into()),
+            kind_read: Constant::new(KIND_READ.into()),
+            kind_write_lo: Constant::new(KIND_WRITE_LO.into()),
+            kind_write_hi: Constant::new(KIND_WRITE_HI.into()),
+            scan: Default::default(),
+            q0_v: Default::default(),
+            q0_apb: Default::default(),
+            q0_kind: Default::default(),
+            q0_idx: Default::default(),
+            q0_wdata: Default::default(),
+            q0_strb: Default::default(),
+            s1_v: Default::default(),
+            s1_kind: Default::default(),
+            s1_idx: Default::default(),
+            s1_pend: Default::default(),
+            s1_fresh: Default::default(),
+            s1_lo: Default::default(),
+            s1_wdata: Default::default(),
+            s1_strb: Default::default(),
+            s2_v: Default::default(),
+            s2_kind: Default::default(),
+            s2_idx: Default::default(),
+            s2_mraw: Default::default(),
+            s2_hraw: Default::default(),
+            s2_msum: Default::default(),
+            s2_pend: Default::default(),
+            s2_fresh: Default::default(),
+            s2_lo: Default::default(),
+            s2_h_ones: Default::default(),
+            s2_h_fe: Default::default(),
+            s3_v: Default::default(),
+            s3_idx: Default::default(),
+            s3_flags: Default::default(),
+            s2_cm: Default::default(),
+            s2_wdata: Default::default(),
+            s2_strb: Default::default(),
+            lo_now: Default::default(),
+            inc_now: Default::default(),
+            sum: Default::default(),
+            wrap: Default::default(),
+            is_q0: Default::default(),
+            is_wr: Default::default(),
+            is_s3: Default::default(),
+            fbase: Default::default(),
+            q0_pend: Default::default(),
+            q0_fresh: Default::default(),
+            q0_lo: Default::default(),
+            sc_pend: Default::default(),
+            op_conf: Default::default(),
+            sc_conf: Default::default(),
+            apb_take: Default::default(),
+            nx_v: Default::default(),
+            nx_idx: Default::default(),
+            wr_held: Default::default(),
+            q0_bm: Default::default(),
+            q0_wlo: Default::default(),
+            wflags: Default::default(),
+            wfmask: Default::default(),
+            wword: Default::default(),
+            mid_rd: Default::default(),
+            hi_rd: Default::default(),
+            pend_eff: Default::default(),
+            mid_base: Default::default(),
+            hi_base: Default::default(),
+            mid_new: Default::default(),
+            hi_merge: Default::default(),
+            h_ones1: Default::default(),
+            h_fe1: Default::default(),
+            s2_bm: Default::default(),
+            hi_new: Default::default(),
+            s2_flags: Default::default(),
+            cin: Default::default(),
+            h_ones: Default::default(),
+            h_fe: Default::default(),
+            hw: Default::default(),
+            hx: Default::default(),
+        })
+    }
+}
+
+impl Logic for HybridBank {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, scan, q0_v, q0_apb, q0_kind, q0_idx, q0_wdata, q0_strb, s1_v, s1_kind,
+            s1_idx, s1_pend, s1_fresh, s1_lo, s1_wdata, s1_strb, s2_v, s2_kind, s2_idx, s2_mraw,
+            s2_hraw, s2_msum, s2_pend, s2_fresh, s2_lo, s2_h_ones, s2_h_fe, s3_v, s3_idx, s3_flags,
+            s2_cm, s2_wdata, s2_strb
+        );
+        self.mid_ram.read_clock.next = self.clock.val();
+        self.mid_ram.write_clock.next = self.clock.val();
+        self.hi_ram.read_clock.next = self.clock.val();
+        self.hi_ram.write_clock.next = self.clock.val();
+
+        // ---- q0: the op performed in this cycle. A write's byte mask, its low-part bits, and
+        // the "all ones" flags of the bytes it writes (its other bytes keep theirs: the arbiter
+        // only lets a write in with no carry pending, so those flags are exact).
+        self.q0_bm.next = 0.into();
+        for k in 0..4 {
+            if self.q0_strb.q.val().get_bit(k) {
+                self.q0_bm.next = self.q0_bm.val() | self.byte_mask[k].val();
+            }
+        }
+        self.q0_wlo.next = self.q0_bm.val() & self.lmask.val();
+        self.wword.next = self.q0_wdata.q.val() | (!self.umask_lo.val());
+        if self.q0_kind.q.val().get_bit(0) {
+            self.wword.next = self.q0_wdata.q.val() | (!self.umask_hi.val());
+        }
+        self.wflags.next = 0.into();
+        self.wfmask.next = 0.into();
+        for k in 0..4 {
+            if (self.wword.val() & self.byte_mask[k].val()) == self.byte_mask[k].val() {
+                self.wflags.next =
+                    self.wflags.val() | self.flag_lo[k].val() | self.flag_hi[k].val();
+            }
+            if self.q0_strb.q.val().get_bit(k) {
+                if self.q0_kind.q.val().get_bit(0) {
+                    self.wfmask.next = self.wfmask.val() | self.flag_hi[k].val();
+                } else {
+                    self.wfmask.next = self.wfmask.val() | self.flag_lo[k].val();
+                }
+            }
+        }
+
+        // ---- s2: the row as the op leaves it (all from registers: the block RAM's output
+        // only reaches s2's registers and one adder), written back; the new flags; a read's words.
+        self.s2_bm.next = 0.into();
+        for k in 0..4 {
+            if self.s2_strb.q.val().get_bit(k) {
+                self.s2_bm.next = self.s2_bm.val() | self.byte_mask[k].val();
+            }
+        }
+        self.mid_base.next = self.s2_mraw.q.val();
+        self.hi_base.next = self.s2_hraw.q.val();
+        if self.s2_fresh.q.val() {
+            self.mid_base.next = 0.into();
+            self.hi_base.next = 0.into();
+        }
+        self.mid_new.next = self.mid_base.val();
+        if self.s2_pend.q.val() {
+            self.mid_new.next = self.s2_msum.q.val();
+            if self.s2_fresh.q.val() {
+                self.mid_new.next = self.pend_unit.val();
+            }
+        }
+        if self.s2_kind.q.val() == self.kind_write_lo.val() {
+            self.mid_new.next = (self.mid_base.val() & (!self.s2_bm.val()))
+                | (self.s2_wdata.q.val() & self.s2_bm.val());
+        }
+        if self.s2_kind.q.val() == self.kind_write_hi.val() {
+            self.mid_new.next = self.mid_base.val();
+        }
+        self.hi_merge.next =
+            (self.hi_base.val() & (!self.s2_bm.val())) | (self.s2_wdata.q.val() & self.s2_bm.val());
+        self.hi_new.next = self.hi_base.val() & self.umask_hi.val();
+        if self.s2_cm.q.val() {
+            self.hi_new.next = (self.hi_base.val() + 1) & self.umask_hi.val();
+        }
+        if self.s2_kind.q.val() == self.kind_write_hi.val() {
+            self.hi_new.next = self.hi_merge.val() & self.umask_hi.val();
+        }
+        // The flags after the write-back, without the high part's adder in front: byte k of
+        // hi + cm is all ones when it was all ones and takes no carry, or was ...1110 and does
+        // (a fresh row's predicates are those of 0, constants).
+        self.h_ones.next = self.s2_h_ones.q.val();
+        self.h_fe.next = self.s2_h_fe.q.val();
+        if self.s2_fresh.q.val() {
+            self.h_ones.next = self.fresh_h_ones.val();
+            self.h_fe.next = self.fresh_h_fe.val();
+        }
+        self.hw.next = self.hi_merge.val() | (!self.umask_hi.val());
+        self.s2_flags.next = self.ones_reset.val();
+        self.cin.next = self.s2_cm.q.val();
+        for k in 0..4 {
+            if ((self.mid_new.val() | (!self.umask_lo.val())) & self.byte_mask[k].val())
+                == self.byte_mask[k].val()
+            {
+                self.s2_flags.next = self.s2_flags.val() | self.flag_lo[k].val();
+            }
+            if self.s2_kind.q.val() == self.kind_write_hi.val() {
+                if (self.hw.val() & self.byte_mask[k].val()) == self.byte_mask[k].val() {
+                    self.s2_flags.next = self.s2_flags.val() | self.flag_hi[k].val();
+                }
+            } else if (self.h_ones.val().get_bit(k) & (!self.cin.val()))
+                | (self.h_fe.val().get_bit(k) & self.cin.val())
+            {
+                self.s2_flags.next = self.s2_flags.val() | self.flag_hi[k].val();
+            }
+            self.cin.next = self.cin.val() & self.h_ones.val().get_bit(k);
+        }
+        self.mid_ram.write_address.next = self.s2_idx.q.val().get_bits::<6>(0);
+        self.hi_ram.write_address.next = self.s2_idx.q.val().get_bits::<6>(0);
+        self.mid_ram.write_data.next = self.mid_new.val() & self.umask_lo.val();
+        self.hi_ram.write_data.next = self.hi_new.val();
+        self.mid_ram.write_enable.next = self.s2_v.q.val();
+        self.hi_ram.write_enable.next = self.s2_v.q.val();
+        // s2 -> s3: the flags reach the counter one edge after the write-back.
+        self.s3_v.d.next = self.s2_v.q.val();
+        self.s3_idx.d.next = self.s2_idx.q.val();
+        self.s3_flags.d.next = self.s2_flags.val();
+        self.rd_valid.next = self.s2_v.q.val() & (self.s2_kind.q.val() == self.kind_read.val());
+        self.rd_lo.next = (self.mid_new.val() & self.umask_lo.val()) | self.s2_lo.q.val();
+        self.rd_hi.next = self.hi_new.val();
+
+        // The scan's counter has a carry pending.
+        self.sc_pend.next = false;
+        for n in 0..self.pend.len() {
+            if self.scan.q.val() == self.ctr_id[n].val() {
+                self.sc_pend.next = self.sc_pend.val() | self.pend[n].q.val();
+            }
+        }
+        // ---- Arbiter: the next cycle's q0. An op may not read a row that an op in q0 or s1
+        // has still to write back (s2 writes at this edge, before the next read).
+        self.op_conf.next = (self.q0_v.q.val() & (self.q0_idx.q.val() == self.op_idx.val()))
+            | (self.s1_v.q.val() & (self.s1_idx.q.val() == self.op_idx.val()));
+        self.sc_conf.next = (self.q0_v.q.val() & (self.q0_idx.q.val() == self.scan.q.val()))
+            | (self.s1_v.q.val() & (self.s1_idx.q.val() == self.scan.q.val()));
+        self.apb_take.next = self.op_valid.val() & (!self.op_conf.val());
+        self.nx_v.next = false;
+        self.q0_apb.d.next = false;
+        self.q0_kind.d.next = self.kind_service.val();
+        self.nx_idx.next = self.scan.q.val();
+        self.q0_wdata.d.next = self.op_wdata.val();
+        self.q0_strb.d.next = self.op_strb.val();
+        self.scan.d.next = self.scan.q.val();
+        if self.apb_take.val() {
+            self.nx_v.next = true;
+            self.nx_idx.next = self.op_idx.val();
+            self.q0_apb.d.next = true;
+            self.q0_kind.d.next = self.kind_read.val();
+            if self.op_write.val() {
+                self.q0_kind.d.next = self.kind_write_lo.val();
+                if self.op_hi.val() {
+                    self.q0_kind.d.next = self.kind_write_hi.val();
+                }
+            }
+        } else {
+            if self.sc_pend.val() & (!self.sc_conf.val()) {
+                self.nx_v.next = true;
+            }
+            // The scan waits on a pending counter it may not serve yet, else moves on.
+            if !(self.sc_pend.val() & self.sc_conf.val()) {
+                self.scan.d.next = self.scan.q.val() + 1;
+                if self.scan.q.val() == self.last_id.val() {
+                    self.scan.d.next = 0.into();
+                }
+            }
+        }
+        self.q0_v.d.next = self.nx_v.val();
+        self.q0_idx.d.next = self.nx_idx.val();
+
+        // ---- Per counter: count, carry, overflow, a write's low part and flags, the s2
+        // write-back's flags; and the selections of q0's, the APB op's and the scan's counter.
+        self.q0_pend.next = false;
+        self.q0_fresh.next = false;
+        self.q0_lo.next = 0.into();
+        for n in 0..self.lo.len() {
+            self.lo[n].clock.next = self.clock.val();
+            self.pend[n].clock.next = self.clock.val();
+            self.ones[n].clock.next = self.clock.val();
+            self.fresh[n].clock.next = self.clock.val();
+            // q0's counter, one-hot in flip-flops (no decode in front of the snapshot mux).
+            self.q0_hot[n].clock.next = self.clock.val();
+            self.q0_hot[n].d.next = self.nx_v.val() & (self.nx_idx.val() == self.ctr_id[n].val());
+            self.is_q0.next = self.q0_hot[n].q.val();
+            // A write is performed only with no carry pending on its counter, so that its
+            // other bytes' flags are exact; with one pending it serves the carry instead (as a
+            // carry service op) and is retried: op_accept stays 0.
+            self.is_wr.next =
+                self.is_q0.val() & self.q0_kind.q.val().get_bit(1) & (!self.pend[n].q.val());
+            self.is_s3.next = self.s3_v.q.val() & (self.s3_idx.q.val() == self.ctr_id[n].val());
+            // (bit_cast of a loop-indexed value breaks rust-hdl's Verilog generation: copy first.)
+            self.inc_now.next = self.inc[n].val();
+            self.lo_now.next = self.lo[n].q.val();
+            self.sum.next = self.lo_now.val() + bit_cast::<32, 4>(self.inc_now.val());
+            // A write's edge adds nothing (10.5.2.1), so it cannot wrap.
+            self.wrap.next = (self.sum.val() & self.wrap_bit.val()).any() & (!self.is_wr.val());
+            self.lo[n].d.next = self.sum.val() & self.lmask.val();
+            // The flags an older op of this counter writes back at this edge are the base a
+            // write merges into (the two can meet at one edge).
+            self.fbase.next = self.ones[n].q.val();
+            if self.is_s3.val() {
+                self.fbase.next = self.s3_flags.q.val();
+            }
+            self.ones[n].d.next = self.fbase.val();
+            if self.is_wr.val() {
+                self.lo[n].d.next = self.lo_now.val();
+                if !self.q0_kind.q.val().get_bit(0) {
+                    self.lo[n].d.next = (self.lo_now.val() & (!self.q0_wlo.val()))
+                        | (self.q0_wdata.q.val() & self.q0_wlo.val());
+                }
+                self.ones[n].d.next = (self.fbase.val() & (!self.wfmask.val()))
+                    | (self.wflags.val() & self.wfmask.val());
+            }
+            // An op on the counter takes its pending carry; a wrap at this edge owes a new one.
+            self.pend[n].d.next = (self.pend[n].q.val() & (!self.is_q0.val())) | self.wrap.val();
+            self.fresh[n].d.next = self.fresh[n].q.val() & (!self.is_q0.val());
+            // Exact overflow (10.2.1): the carry out of the low part with every upper bit one.
+            self.ovf_pack.bits[n].next =
+                self.wrap.val() & (self.ones[n].q.val() == self.ones_all.val());
+            if self.is_q0.val() {
+                self.q0_pend.next = self.q0_pend.val() | self.pend[n].q.val();
+                self.q0_fresh.next = self.q0_fresh.val() | self.fresh[n].q.val();
+                self.q0_lo.next = self.q0_lo.val() | self.lo_now.val();
+            }
+            if self.rst.val() {
+                self.q0_hot[n].d.next = false;
+                self.lo[n].d.next = 0.into();
+                self.pend[n].d.next = false;
+                self.ones[n].d.next = self.ones_reset.val();
+                self.fresh[n].d.next = true;
+            }
+        }
+        self.ovf.next = self.ovf_pack.word.val();
+
+        self.wr_held.next = self.q0_kind.q.val().get_bit(1) & self.q0_pend.val();
+        self.op_accept.next = self.q0_v.q.val() & self.q0_apb.q.val() & (!self.wr_held.val());
+        self.mid_ram.read_address.next = self.q0_idx.q.val().get_bits::<6>(0);
+        self.hi_ram.read_address.next = self.q0_idx.q.val().get_bits::<6>(0);
+
+        // ---- q0 -> s1: the snapshot of the op's cycle.
+        self.s1_v.d.next = self.q0_v.q.val();
+        self.s1_kind.d.next = self.q0_kind.q.val();
+        if self.wr_held.val() {
+            self.s1_kind.d.next = self.kind_service.val();
+        }
+        self.s1_idx.d.next = self.q0_idx.q.val();
+        self.s1_pend.d.next = self.q0_pend.val();
+        self.s1_fresh.d.next = self.q0_fresh.val();
+        self.s1_lo.d.next = self.q0_lo.val();
+        self.s1_wdata.d.next = self.q0_wdata.q.val();
+        self.s1_strb.d.next = self.q0_strb.q.val();
+
+        // ---- s1: the row read at the last edge, registered raw with its sum and carry and
+        // the high part's byte predicates (a fresh row is 0: applied in s2).
+        self.mid_rd.next = self.mid_ram.read_data.val();
+        self.hi_rd.next = self.hi_ram.read_data.val();
+        self.s2_mraw.d.next = self.mid_rd.val();
+        self.s2_hraw.d.next = self.hi_rd.val();
+        self.s2_msum.d.next = self.mid_rd.val() + self.pend_unit.val();
+        // The carry taken is added (not by the planted fault's carry service).
+        self.pend_eff.next = self.s1_pend.q.val()
+            & (!(self.fault_drop.val() & (self.s1_kind.q.val() == self.kind_service.val())));
+        self.s2_pend.d.next = self.pend_eff.val();
+        self.s2_cm.d.next = self.pend_eff.val()
+            & (!self.s1_fresh.q.val())
+            & ((self.mid_rd.val() | self.lmask.val()) == self.all32.val());
+        self.hx.next = self.hi_rd.val() | (!self.umask_hi.val());
+        self.h_ones1.next = 0.into();
+        self.h_fe1.next = 0.into();
+        for k in 0..4 {
+            if (self.hx.val() & self.byte_mask[k].val()) == self.byte_mask[k].val() {
+                self.h_ones1.next = self.h_ones1.val() | self.flag_lo[k].val();
+            }
+            if (self.hx.val() & self.byte_mask[k].val()) == self.byte_fe[k].val() {
+                self.h_fe1.next = self.h_fe1.val() | self.flag_lo[k].val();
+            }
+        }
+        self.s2_h_ones.d.next = self.h_ones1.val();
+        self.s2_h_fe.d.next = self.h_fe1.val();
+        self.s2_v.d.next = self.s1_v.q.val();
+        self.s2_kind.d.next = self.s1_kind.q.val();
+        self.s2_idx.d.next = self.s1_idx.q.val();
+        self.s2_fresh.d.next = self.s1_fresh.q.val();
+        self.s2_lo.d.next = self.s1_lo.q.val();
+        self.s2_wdata.d.next = self.s1_wdata.q.val();
+        self.s2_strb.d.next = self.s1_strb.q.val();
+
+        if self.rst.val() {
+            self.scan.d.next = 0.into();
+            self.q0_v.d.next = false;
+            self.q0_apb.d.next = false;
+            self.s1_v.d.next = false;
+            self.s2_v.d.next = false;
+            self.s3_v.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! `BankModel`: the reference model of the hybrid counter bank (`pmcg_hdl::counter_bank`),
+//! written from its contract (the block's module docs), in plain Rust: one W-bit value per
+//! counter, no low/upper split, no pipeline, no arbiter.
+//!
+//! ```text
+//!   edge(inc[], op performed in this cycle) ──► values[n] ──► (overflow mask of the edge,
+//!                                                             a read's value)
+//! ```
+//! The block decides when an op is performed (its `op_accept`); the model takes that cycle from
+//! the block and checks the rest: the value a read returns, what a write leaves, every
+//! overflow at its edge. The bound on the accept cycle is checked by the tests.
+
+/// An op on the bank: a read of both words, or a write of the low or high word per byte strobe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BankOp {
+    pub write: bool,
+    pub hi: bool,
+    pub idx: usize,
+    pub wdata: u32,
+    pub strb: u8,
+}
+
+#[derive(Clone, Debug)]
+pub struct BankModel {
+    mask: u64,
+    values: Vec<u64>,
+}
+
+impl BankModel {
+    /// `counters` counters of `counter_bits` (32-64) bits, all 0 (the reset state).
+    pub fn new(counters: usize, counter_bits: u32) -> Self {
+        let mask = if counter_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << counter_bits) - 1
+        };
+        BankModel {
+            mask,
+            values: vec![0; counters],
+        }
+    }
+
+    pub fn value(&self, n: usize) -> u64 {
+        self.values[n]
+    }
+
+    /// A reset edge: every counter 0, nothing counted.
+    pub fn reset(&mut self) {
+        self.values.iter_mut().for_each(|v| *v = 0);
+    }
+
+    /// The edge ending a cycle in which `op` (if any) was performed and counter n's increment
+    /// was `inc[n]`. Returns the counters that overflow at this edge (bit n) and, for a read,
+    /// the value it returns (the counter's value in that cycle, before the edge).
+    pub fn edge(&mut self, inc: &[u8], op: Option<&BankOp>) -> (u64, Option<u64>) {
+        let mut read = None;
+        let mut skip = None;
+        if let Some(op) = op {
+            let v = self.values[op.idx];
+            if op.write {
+                // 10.5.2.1: the written bytes replace the word; the edge's events are not added.
+                let bytes = (0..4)
+                    .filter(|k| op.strb >> k & 1 == 1)
+                    .fold(0u64, |m, k| m | 0xFF << (8 * k));
+                let shift = if op.hi { 32 } else { 0 };
+                let m = bytes << shift;
+                self.values[op.idx] = ((v & !m) | ((op.wdata as u64) << shift & m)) & self.mask;
+                skip = Some(op.idx);
+            } else {
+                read = Some(v);
+            }
+        }
+        let mut ovf = 0u64;
+        for (n, v) in self.values.iter_mut().enumerate() {
+            if skip == Some(n) {
+                continue;
+            }
+            let sum = *v as u128 + inc[n] as u128;
+            if sum > self.mask as u128 {
+                ovf |= 1 << n;
+            }
+            *v = (sum as u64) & self.mask;
+        }
+        (ovf, read)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_32_bit_counter_overflows_at_the_edge_it_wraps_and_keeps_the_rest() {
+        let mut m = BankModel::new(2, 32);
+        let op = BankOp {
+            write: true,
+            hi: false,
+            idx: 1,
+            wdata: 0xFFFF_FFFE,
+            strb: 0xF,
+        };
+        // The write's edge adds nothing to counter 1; counter 0 counts.
+        assert_eq!(m.edge(&[1, 5], Some(&op)), (0, None));
+        assert_eq!((m.value(0), m.value(1)), (1, 0xFFFF_FFFE));
+        assert_eq!(m.edge(&[0, 3], None), (0b10, None));
+        assert_eq!(m.value(1), 1);
+    }
+
+    #[test]
+    fn a_read_returns_the_value_before_its_edge_and_strobes_select_bytes() {
+        let mut m = BankModel::new(1, 48);
+        let hi = BankOp {
+            write: true,
+            hi: true,
+            idx: 0,
+            wdata: 0xABCD_1234,
+            strb: 0b0010,
+        };
+        m.edge(&[0], Some(&hi));
+        // Byte 1 of the high word: bits [47:40]; bits above 47 do not exist.
+        assert_eq!(m.value(0), 0x1200_0000_0000);
+        let rd = BankOp {
+            write: false,
+            hi: false,
+            idx: 0,
+            wdata: 0,
+            strb: 0,
+        };
+        assert_eq!(m.edge(&[7], Some(&rd)), (0, Some(0x1200_0000_0000)));
+        assert_eq!(m.value(0), 0x1200_0000_0007);
+        let top = BankOp {
+            write: true,
+            hi: true,
+            idx: 0,
+            wdata: 0xFFFF,
+            strb: 0xF,
+        };
+        m.edge(&[0], Some(&top));
+        let low = BankOp {
+            write: true,
+            hi: false,
+            idx: 0,
+            wdata: 0xFFFF_FFFF,
+            strb: 0xF,
+        };
+        m.edge(&[0], Some(&low));
+        assert_eq!(m.edge(&[2], None), (1, None));
+        assert_eq!(m.value(0), 1);
+    }
+}
