@@ -55,6 +55,7 @@ fn agrees_with_the_model(shape: BankShape, default_seed: u64) {
         eprintln!("  {stats:?}");
         // The run must have exercised what it checks.
         assert!(stats.overflows > 0 && stats.reads > 100 && stats.writes > 100);
+        assert!(stats.captures > 100);
     }
 }
 
@@ -89,24 +90,57 @@ fn a_lost_carry_service_is_caught_on_every_backend() {
 }
 
 #[test]
+fn a_late_copy_on_write_is_caught_on_every_backend() {
+    let shape = shape(8, 64, 4);
+    for mut dut in banks(shape, Some(BankFault::LateCopyOnWrite)) {
+        let err = run_bank(dut.as_mut(), shape, seed(6), cycles()).unwrap_err();
+        eprintln!("caught: {err}");
+        assert!(err.contains("read"), "{err}");
+    }
+}
+
+#[test]
 fn a_low_part_too_narrow_for_the_service_is_refused_naming_low_bits() {
     let s = BankShape {
         counters: 64,
         counter_bits: 64,
-        low_bits: 7,
+        low_bits: 8,
         max_inc: 1,
     };
+    // 64 counters, one lane: 2^L > 1 * (6 * 64 + 5) = 389 needs L = 9.
     let err = s.check().unwrap_err();
     assert!(
-        err.contains("low_bits = 7") && err.contains("8-16"),
+        err.contains("low_bits = 8") && err.contains("9-16"),
         "{err}"
     );
-    assert_eq!(BankShape::min_low_bits(64, 8), 11);
-    assert!(BankShape { low_bits: 8, ..s }.check().is_ok());
+    assert_eq!(BankShape::min_low_bits(64, 8), 12);
+    assert!(BankShape { low_bits: 9, ..s }.check().is_ok());
     let wide = BankShape {
         counter_bits: 65,
-        low_bits: 8,
+        low_bits: 9,
         ..s
     };
     assert!(wide.check().unwrap_err().contains("counter_bits = 65"));
+}
+
+#[test]
+fn the_bank_synthesizes_with_its_upper_parts_in_block_ram_and_no_latch() {
+    if !common::have_tool("yosys") {
+        return;
+    }
+    let shape = shape(16, 64, 2);
+    let work = std::env::temp_dir().join(format!("pmcg-bank-yosys-{}", std::process::id()));
+    pmcg_synth::bank::synthesize_bank(&shape, &work).unwrap();
+    let log = std::fs::read_to_string(work.join("yosys.log")).unwrap();
+    assert!(!log.contains("Latch inferred"), "a latch in the bank");
+    let stat = std::fs::read_to_string(work.join("stat.txt")).unwrap();
+    // Four 64 x 32-bit memories (bits [31:L] and [63:32] of the counters and of the shadows),
+    // each two 256 x 16 block RAMs.
+    let rams = stat
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("SB_RAM40_4K"))
+        .filter_map(|n| n.trim().parse::<u64>().ok())
+        .next_back();
+    assert_eq!(rams, Some(8), "block RAMs in:\n{stat}");
+    std::fs::remove_dir_all(&work).ok();
 }

@@ -1,41 +1,51 @@
-//! `HybridBank`: up to 64 counters of 32-64 bits, each split into a low part of `low_bits` (L)
-//! bits in flip-flops and an upper part (value bits [W-1:L]) in block RAM, advanced by one
-//! carry-service pipeline that also performs the bank's reads and writes (issue 11's hybrid bank;
-//! `../shared/notes/ice40-field-notes.md`, "Hybrid counter bank"). A block on its own: the
-//! PMCG's register file does not use it yet.
+//! `HybridBank`: up to 64 counters of 32-64 bits and their shadows (SVRs), each counter split
+//! into a low part of `low_bits` (L) bits in flip-flops and an upper part (value bits [W-1:L])
+//! in block RAM, advanced by one carry-service pipeline that also performs the bank's reads and
+//! writes; shadows kept copy-on-write in two more block RAMs (issue 11's hybrid bank;
+//! `../shared/notes/ice40-field-notes.md`, "Hybrid counter bank", "Copy-on-write shadows"). A
+//! block on its own: the PMCG's register file does not use it yet.
 //!
 //! ```text
 //!  inc[n] (register) ─► lo[n] += inc ──wrap──► pend[n] (a carry owed to the upper part)
 //!                               └─► ovf[n] = wrap & ones[n] == 0xFF   (exact, at the edge)
 //!  ones[n]: per byte k, "value bits [8k+7:8k] ∩ [W-1:L] are all ones" (1 where a byte has none)
+//!  capture ─► s_lo[n] := lo after the edge, s_pend[n] := pend after it, stale[n] := 1 (all n)
 //!
-//!  op_* (APB op, first) ─┬─► arbiter ─► q0 (one-hot q0_hot[n] too)    scan pointer: pend[scan]
-//!  q0: the op's cycle ── RAM read ─► mid_ram (bits [31:L]), hi_ram (bits [W-1:32])
-//!      lo/pend/fresh snapshot; pend cleared; a write with no carry pending sets its low part
-//!      and its bytes' flags (op_accept); with one pending it serves it and is retried
-//!  s1: row as read ─► raw, mid + (1 << L), carry into hi, high-part byte predicates ─► regs
-//!  s2: (fresh: 0) + carry or merged write bytes ─► RAM write-back, rd_lo/rd_hi, rd_valid;
-//!      the new flags ─► s3 ─► ones[n] (merged under a write of that edge)
+//!  op_* (first) ──► arbiter ─► q0 (and one-hot q0_hot[n])
+//!  scan pointer: every slot no op takes is a carry service of the scan's counter
+//!  q0: the op's cycle ── RAM read ─► mid_ram (bits [31:L]), hi_ram (bits [W-1:32]) and the
+//!      shadows' svr_mid_ram, svr_hi_ram; lo/pend/fresh/stale/s_lo/s_pend snapshot; pend and
+//!      stale cleared; a write with no carry pending sets its low part and its bytes' flags
+//!      (op_accept); with one pending it serves it instead and is retried
+//!  s1: rows as read ─► raw, middle + (1 << L), "middle all ones", high-part byte predicates
+//!  s2: (fresh: 0) + carry, or the write's bytes ─► RAM write-back; stale: the row as read
+//!      ─► shadow RAM (copy-on-write); rd_lo/rd_hi (counter, or shadow: its row or, while
+//!      stale, the counter's, + s_pend), rd_valid; the new flags ─► s3 ─► ones[n]
 //! ```
 //!
 //! Contract (checked against `pmcg_sim::bank_model`, which is written from it):
 //! - The bank's value of counter n is `(upper << L) | lo`, W bits. At every edge each counter
 //!   adds `inc[n]` (0-15); a carry out of bit W-1 is an overflow: `ovf[n]` is 1 in the cycle whose
 //!   edge overflows, exactly, from the low part's adder and registers (no block RAM on that path).
+//! - `capture` at an edge copies every counter's value after that edge (its events and a write
+//!   of that edge included) into its shadow, all at that one instant (10.5.2.3, 10.5.2.16).
 //! - An op (held on the op_* inputs with `op_valid` until accepted) is **performed in the cycle
-//!   `op_accept` is 1**. A read returns the counter's value in that cycle (before the edge's
-//!   events) on `rd_lo`/`rd_hi` with `rd_valid`, two cycles later: both words of one instant. A
-//!   write replaces the bytes `op_strb` selects of the low (bits [31:0]) or high word (bits
-//!   [63:32], W > 32 only) at the edge ending that cycle, and the counter does not count that
-//!   edge's `inc` (SMMUv3 10.5.2.1: the value written, the events of that cycle not added).
+//!   `op_accept` is 1**. A read returns the counter's (with `op_svr`, the shadow's) value in that
+//!   cycle (before the edge) on `rd_lo`/`rd_hi` with `rd_valid`, two cycles later: both words of
+//!   one instant. A write replaces the bytes `op_strb` selects of the counter's low (bits
+//!   [31:0]) or high word (bits [63:32], W > 32 only) at the edge ending that cycle, and the
+//!   counter does not count that edge's `inc` (SMMUv3 10.5.2.1: the value written, the events
+//!   of that cycle not added).
 //! - `op_valid` must fall for at least one cycle after each accept. An op is accepted within
 //!   [`ACCEPT_BOUND`] cycles of the first cycle it is valid (both counted).
 //! - Sizing (`BankShape::check`): every carry is served before its low part can wrap again,
-//!   `2^L > max_inc * (3 * counters + 7)`: the scan reaches a pending counter and its flags are
-//!   back within `3 * counters + 6` cycles (ops take at most two of every three slots).
-//! - After a reset edge every counter is 0: a `fresh` bit per counter stands for an all-zero
-//!   upper part until its first op writes the row back (block RAM has no reset). A reset edge
-//!   cancels the op in progress.
+//!   `2^L > max_inc * (6 * counters + 5)`: the scan passes every counter once per
+//!   `3 * counters` cycles (ops take at most two of every three slots) and skips one with an op
+//!   in flight (that op takes its carry; a carry owed after it waits a round), and the flags are
+//!   back 3 cycles after the service's slot.
+//! - After a reset edge every counter and shadow is 0: a `fresh` bit per counter stands for an
+//!   all-zero row until its first op writes it back (block RAM has no reset), and every shadow
+//!   is stale (shares that row). A reset edge cancels the op in progress.
 
 use crate::bitpack::BitPack;
 use rust_hdl::prelude::*;
@@ -56,6 +66,8 @@ pub const ACCEPT_BOUND: u64 = 7;
 pub enum BankFault {
     /// The carry service writes the upper part back without its pending carry.
     DropCarryService,
+    /// Copy-on-write copies the row after the op has changed it, not before.
+    LateCopyOnWrite,
 }
 
 /// The bank's size: `counters` (1-64) counters of `counter_bits` (32-64) bits, the low part's
@@ -73,12 +85,12 @@ impl BankShape {
     /// (`3 * counters + 5`: the scan's round with two of every three slots taken by ops, a
     /// two-cycle wait on an op in flight, and the pipeline).
     pub fn service_bound(&self) -> u64 {
-        3 * self.counters as u64 + 6
+        6 * self.counters as u64 + 4
     }
 
     /// The narrowest low part for `counters` and `max_inc`: `2^L > max_inc * (service_bound + 1)`.
     pub fn min_low_bits(counters: usize, max_inc: u32) -> u32 {
-        let need = max_inc as u64 * (3 * counters as u64 + 7);
+        let need = max_inc as u64 * (6 * counters as u64 + 5);
         (1..=16).find(|l| (1u64 << l) > need).unwrap_or(17)
     }
 
@@ -130,6 +142,10 @@ pub struct HybridBank {
     pub op_idx: Signal<In, Bits<8>>,
     pub op_wdata: Signal<In, Bits<32>>,
     pub op_strb: Signal<In, Bits<4>>,
+    /// A read op reads the counter's shadow (SVR) instead of the counter.
+    pub op_svr: Signal<In, Bit>,
+    /// Capture at this edge: every shadow takes its counter's value after the edge.
+    pub capture: Signal<In, Bit>,
     /// The op is performed in this cycle (a register).
     pub op_accept: Signal<Out, Bit>,
     /// A read's value (performed two cycles earlier): both words.
@@ -144,10 +160,17 @@ pub struct HybridBank {
     ones: Vec<DFF<Bits<8>>>,
     fresh: Vec<DFF<Bit>>,
     q0_hot: Vec<DFF<Bit>>,
+    /// The shadow (10.5.2.3 SVRn): low part and pending carry taken at the capture edge; its
+    /// upper part is the counter's row while `stale` (copy-on-write), else its own row.
+    s_lo: Vec<DFF<Bits<32>>>,
+    s_pend: Vec<DFF<Bit>>,
+    stale: Vec<DFF<Bit>>,
     ctr_id: Vec<Constant<Bits<8>>>,
     ovf_pack: BitPack,
     mid_ram: RAM<Bits<32>, 6>,
     hi_ram: RAM<Bits<32>, 6>,
+    svr_mid_ram: RAM<Bits<32>, 6>,
+    svr_hi_ram: RAM<Bits<32>, 6>,
     // Constants.
     lmask: Constant<Bits<32>>,
     wrap_bit: Constant<Bits<32>>,
@@ -161,6 +184,7 @@ pub struct HybridBank {
     flag_lo: Vec<Constant<Bits<8>>>,
     flag_hi: Vec<Constant<Bits<8>>>,
     fault_drop: Constant<Bit>,
+    fault_late: Constant<Bit>,
     ones_all: Constant<Bits<8>>,
     /// The high part's byte predicates of a zero row.
     fresh_h_ones: Constant<Bits<8>>,
@@ -178,6 +202,23 @@ pub struct HybridBank {
     q0_idx: DFF<Bits<8>>,
     q0_wdata: DFF<Bits<32>>,
     q0_strb: DFF<Bits<4>>,
+    q0_svr: DFF<Bit>,
+    q0_wlo_r: DFF<Bits<32>>,
+    s1_svr: DFF<Bit>,
+    s1_stale: DFF<Bit>,
+    s1_copy: DFF<Bit>,
+    s1_spend: DFF<Bit>,
+    s2_svr: DFF<Bit>,
+    s2_stale: DFF<Bit>,
+    s2_copy: DFF<Bit>,
+    s2_spend: DFF<Bit>,
+    /// The shadow row as read, its middle part plus one, and the two rows' "middle part all
+    /// ones" (a carry would run into the high part).
+    s2_smraw: DFF<Bits<32>>,
+    s2_shraw: DFF<Bits<32>>,
+    s2_smsum: DFF<Bits<32>>,
+    s2_mpred: DFF<Bit>,
+    s2_spred: DFF<Bit>,
     s1_v: DFF<Bit>,
     s1_kind: DFF<Bits<2>>,
     s1_idx: DFF<Bits<8>>,
@@ -218,15 +259,24 @@ pub struct HybridBank {
     q0_pend: Signal<Local, Bit>,
     q0_fresh: Signal<Local, Bit>,
     q0_lo: Signal<Local, Bits<32>>,
-    sc_pend: Signal<Local, Bit>,
     op_conf: Signal<Local, Bit>,
     sc_conf: Signal<Local, Bit>,
     apb_take: Signal<Local, Bit>,
     nx_v: Signal<Local, Bit>,
+    lo_nx: Signal<Local, Bits<32>>,
+    pend_nx: Signal<Local, Bit>,
+    q0_stale: Signal<Local, Bit>,
+    q0_spend: Signal<Local, Bit>,
+    smid_rd: Signal<Local, Bits<32>>,
+    shi_rd: Signal<Local, Bits<32>>,
+    smid_new: Signal<Local, Bits<32>>,
+    sh_base: Signal<Local, Bits<32>>,
+    scm: Signal<Local, Bit>,
     nx_idx: Signal<Local, Bits<8>>,
     wr_held: Signal<Local, Bit>,
     q0_bm: Signal<Local, Bits<32>>,
     q0_wlo: Signal<Local, Bits<32>>,
+    op_bm: Signal<Local, Bits<32>>,
     wflags: Signal<Local, Bits<8>>,
     wfmask: Signal<Local, Bits<8>>,
     wword: Signal<Local, Bits<32>>,
@@ -294,6 +344,8 @@ impl HybridBank {
             op_idx: Default::default(),
             op_wdata: Default::default(),
             op_strb: Default::default(),
+            op_svr: Default::default(),
+            capture: Default::default(),
             op_accept: Default::default(),
             rd_valid: Default::default(),
             rd_lo: Default::default(),
@@ -304,10 +356,15 @@ impl HybridBank {
             ones: (0..n).map(|_| Default::default()).collect(),
             fresh: (0..n).map(|_| Default::default()).collect(),
             q0_hot: (0..n).map(|_| Default::default()).collect(),
+            s_lo: (0..n).map(|_| Default::default()).collect(),
+            s_pend: (0..n).map(|_| Default::default()).collect(),
+            stale: (0..n).map(|_| Default::default()).collect(),
             ctr_id: (0..n).map(|i| Constant::new((i as u64).into())).collect(),
             ovf_pack: BitPack::new(n),
             mid_ram: Default::default(),
             hi_ram: Default::default(),
+            svr_mid_ram: Default::default(),
+            svr_hi_ram: Default::default(),
             lmask: Constant::new(lmask.into()),
             wrap_bit: Constant::new((1u64 << shape.low_bits).into()),
             pend_unit: Constant::new((1u64 << shape.low_bits).into()),
@@ -326,6 +383,7 @@ impl HybridBank {
                 .map(|k| Constant::new((1u64 << (k + 4)).into()))
                 .collect(),
             fault_drop: Constant::new(fault == Some(BankFault::DropCarryService)),
+            fault_late: Constant::new(fault == Some(BankFault::LateCopyOnWrite)),
             ones_all: Constant::new(0xFFu64.into()),
             fresh_h_ones: Constant::new(fresh_pred(umask >> 32, 0xFF).into()),
             fresh_h_fe: Constant::new(fresh_pred(umask >> 32, 0xFE).into()),
@@ -341,6 +399,21 @@ impl HybridBank {
             q0_idx: Default::default(),
             q0_wdata: Default::default(),
             q0_strb: Default::default(),
+            q0_svr: Default::default(),
+            q0_wlo_r: Default::default(),
+            s1_svr: Default::default(),
+            s1_stale: Default::default(),
+            s1_copy: Default::default(),
+            s1_spend: Default::default(),
+            s2_svr: Default::default(),
+            s2_stale: Default::default(),
+            s2_copy: Default::default(),
+            s2_spend: Default::default(),
+            s2_smraw: Default::default(),
+            s2_shraw: Default::default(),
+            s2_smsum: Default::default(),
+            s2_mpred: Default::default(),
+            s2_spred: Default::default(),
             s1_v: Default::default(),
             s1_kind: Default::default(),
             s1_idx: Default::default(),
@@ -377,15 +450,24 @@ impl HybridBank {
             q0_pend: Default::default(),
             q0_fresh: Default::default(),
             q0_lo: Default::default(),
-            sc_pend: Default::default(),
             op_conf: Default::default(),
             sc_conf: Default::default(),
             apb_take: Default::default(),
             nx_v: Default::default(),
+            lo_nx: Default::default(),
+            pend_nx: Default::default(),
+            q0_stale: Default::default(),
+            q0_spend: Default::default(),
+            smid_rd: Default::default(),
+            shi_rd: Default::default(),
+            smid_new: Default::default(),
+            sh_base: Default::default(),
+            scm: Default::default(),
             nx_idx: Default::default(),
             wr_held: Default::default(),
             q0_bm: Default::default(),
             q0_wlo: Default::default(),
+            op_bm: Default::default(),
             wflags: Default::default(),
             wfmask: Default::default(),
             wword: Default::default(),
@@ -417,12 +499,17 @@ impl Logic for HybridBank {
             self, clock, scan, q0_v, q0_apb, q0_kind, q0_idx, q0_wdata, q0_strb, s1_v, s1_kind,
             s1_idx, s1_pend, s1_fresh, s1_lo, s1_wdata, s1_strb, s2_v, s2_kind, s2_idx, s2_mraw,
             s2_hraw, s2_msum, s2_pend, s2_fresh, s2_lo, s2_h_ones, s2_h_fe, s3_v, s3_idx, s3_flags,
-            s2_cm, s2_wdata, s2_strb
+            s2_cm, s2_wdata, s2_strb, q0_svr, q0_wlo_r, s1_svr, s1_stale, s1_copy, s1_spend,
+            s2_svr, s2_stale, s2_copy, s2_spend, s2_smraw, s2_shraw, s2_smsum, s2_mpred, s2_spred
         );
         self.mid_ram.read_clock.next = self.clock.val();
         self.mid_ram.write_clock.next = self.clock.val();
         self.hi_ram.read_clock.next = self.clock.val();
         self.hi_ram.write_clock.next = self.clock.val();
+        self.svr_mid_ram.read_clock.next = self.clock.val();
+        self.svr_mid_ram.write_clock.next = self.clock.val();
+        self.svr_hi_ram.read_clock.next = self.clock.val();
+        self.svr_hi_ram.write_clock.next = self.clock.val();
 
         // ---- q0: the op performed in this cycle. A write's byte mask, its low-part bits, and
         // the "all ones" flags of the bytes it writes (its other bytes keep theirs: the arbiter
@@ -433,7 +520,9 @@ impl Logic for HybridBank {
                 self.q0_bm.next = self.q0_bm.val() | self.byte_mask[k].val();
             }
         }
-        self.q0_wlo.next = self.q0_bm.val() & self.lmask.val();
+        // The low-part bits a write replaces: registered with the op (it fans out to every
+        // counter's low part).
+        self.q0_wlo.next = self.q0_wlo_r.q.val();
         self.wword.next = self.q0_wdata.q.val() | (!self.umask_lo.val());
         if self.q0_kind.q.val().get_bit(0) {
             self.wword.next = self.q0_wdata.q.val() | (!self.umask_hi.val());
@@ -533,14 +622,45 @@ impl Logic for HybridBank {
         self.rd_valid.next = self.s2_v.q.val() & (self.s2_kind.q.val() == self.kind_read.val());
         self.rd_lo.next = (self.mid_new.val() & self.umask_lo.val()) | self.s2_lo.q.val();
         self.rd_hi.next = self.hi_new.val();
-
-        // The scan's counter has a carry pending.
-        self.sc_pend.next = false;
-        for n in 0..self.pend.len() {
-            if self.scan.q.val() == self.ctr_id[n].val() {
-                self.sc_pend.next = self.sc_pend.val() | self.pend[n].q.val();
+        // A shadow read: the shadow's row (the counter's as read while stale) plus its carry.
+        self.smid_new.next = self.s2_smraw.q.val();
+        self.sh_base.next = self.s2_shraw.q.val();
+        self.scm.next = self.s2_spend.q.val() & self.s2_spred.q.val();
+        if self.s2_spend.q.val() {
+            self.smid_new.next = self.s2_smsum.q.val();
+        }
+        if self.s2_stale.q.val() {
+            self.smid_new.next = self.mid_base.val();
+            self.sh_base.next = self.hi_base.val();
+            self.scm.next =
+                self.s2_spend.q.val() & self.s2_mpred.q.val() & (!self.s2_fresh.q.val());
+            if self.s2_spend.q.val() {
+                self.smid_new.next = self.s2_msum.q.val();
+                if self.s2_fresh.q.val() {
+                    self.smid_new.next = self.pend_unit.val();
+                }
             }
         }
+        if self.s2_svr.q.val() {
+            self.rd_lo.next = (self.smid_new.val() & self.umask_lo.val()) | self.s2_lo.q.val();
+            self.rd_hi.next = self.sh_base.val() & self.umask_hi.val();
+            if self.scm.val() {
+                self.rd_hi.next = (self.sh_base.val() + 1) & self.umask_hi.val();
+            }
+        }
+        // Copy-on-write: the first op on a stale counter copies its row, as read (before the
+        // op changes it), into the shadow's row.
+        self.svr_mid_ram.write_address.next = self.s2_idx.q.val().get_bits::<6>(0);
+        self.svr_hi_ram.write_address.next = self.s2_idx.q.val().get_bits::<6>(0);
+        self.svr_mid_ram.write_data.next = self.mid_base.val() & self.umask_lo.val();
+        self.svr_hi_ram.write_data.next = self.hi_base.val() & self.umask_hi.val();
+        if self.fault_late.val() {
+            self.svr_mid_ram.write_data.next = self.mid_new.val() & self.umask_lo.val();
+            self.svr_hi_ram.write_data.next = self.hi_new.val();
+        }
+        self.svr_mid_ram.write_enable.next = self.s2_v.q.val() & self.s2_copy.q.val();
+        self.svr_hi_ram.write_enable.next = self.s2_v.q.val() & self.s2_copy.q.val();
+
         // ---- Arbiter: the next cycle's q0. An op may not read a row that an op in q0 or s1
         // has still to write back (s2 writes at this edge, before the next read).
         self.op_conf.next = (self.q0_v.q.val() & (self.q0_idx.q.val() == self.op_idx.val()))
@@ -554,6 +674,14 @@ impl Logic for HybridBank {
         self.nx_idx.next = self.scan.q.val();
         self.q0_wdata.d.next = self.op_wdata.val();
         self.q0_strb.d.next = self.op_strb.val();
+        self.op_bm.next = 0.into();
+        for k in 0..4 {
+            if self.op_strb.val().get_bit(k) {
+                self.op_bm.next = self.op_bm.val() | self.byte_mask[k].val();
+            }
+        }
+        self.q0_wlo_r.d.next = self.op_bm.val() & self.lmask.val();
+        self.q0_svr.d.next = self.op_svr.val() & self.apb_take.val();
         self.scan.d.next = self.scan.q.val();
         if self.apb_take.val() {
             self.nx_v.next = true;
@@ -567,15 +695,14 @@ impl Logic for HybridBank {
                 }
             }
         } else {
-            if self.sc_pend.val() & (!self.sc_conf.val()) {
-                self.nx_v.next = true;
-            }
-            // The scan waits on a pending counter it may not serve yet, else moves on.
-            if !(self.sc_pend.val() & self.sc_conf.val()) {
-                self.scan.d.next = self.scan.q.val() + 1;
-                if self.scan.q.val() == self.last_id.val() {
-                    self.scan.d.next = 0.into();
-                }
+            // Every slot no op takes serves the scan's counter, carry pending or not (a
+            // service with none writes its row back unchanged), unless an op on it is in
+            // flight (that op takes the carry; one owed after it waits for the next round).
+            // No lookup of pend[scan] in front of this decision.
+            self.nx_v.next = !self.sc_conf.val();
+            self.scan.d.next = self.scan.q.val() + 1;
+            if self.scan.q.val() == self.last_id.val() {
+                self.scan.d.next = 0.into();
             }
         }
         self.q0_v.d.next = self.nx_v.val();
@@ -586,7 +713,12 @@ impl Logic for HybridBank {
         self.q0_pend.next = false;
         self.q0_fresh.next = false;
         self.q0_lo.next = 0.into();
+        self.q0_stale.next = false;
+        self.q0_spend.next = false;
         for n in 0..self.lo.len() {
+            self.s_lo[n].clock.next = self.clock.val();
+            self.s_pend[n].clock.next = self.clock.val();
+            self.stale[n].clock.next = self.clock.val();
             self.lo[n].clock.next = self.clock.val();
             self.pend[n].clock.next = self.clock.val();
             self.ones[n].clock.next = self.clock.val();
@@ -607,7 +739,7 @@ impl Logic for HybridBank {
             self.sum.next = self.lo_now.val() + bit_cast::<32, 4>(self.inc_now.val());
             // A write's edge adds nothing (10.5.2.1), so it cannot wrap.
             self.wrap.next = (self.sum.val() & self.wrap_bit.val()).any() & (!self.is_wr.val());
-            self.lo[n].d.next = self.sum.val() & self.lmask.val();
+            self.lo_nx.next = self.sum.val() & self.lmask.val();
             // The flags an older op of this counter writes back at this edge are the base a
             // write merges into (the two can meet at one edge).
             self.fbase.next = self.ones[n].q.val();
@@ -616,16 +748,28 @@ impl Logic for HybridBank {
             }
             self.ones[n].d.next = self.fbase.val();
             if self.is_wr.val() {
-                self.lo[n].d.next = self.lo_now.val();
+                self.lo_nx.next = self.lo_now.val();
                 if !self.q0_kind.q.val().get_bit(0) {
-                    self.lo[n].d.next = (self.lo_now.val() & (!self.q0_wlo.val()))
+                    self.lo_nx.next = (self.lo_now.val() & (!self.q0_wlo.val()))
                         | (self.q0_wdata.q.val() & self.q0_wlo.val());
                 }
                 self.ones[n].d.next = (self.fbase.val() & (!self.wfmask.val()))
                     | (self.wflags.val() & self.wfmask.val());
             }
             // An op on the counter takes its pending carry; a wrap at this edge owes a new one.
-            self.pend[n].d.next = (self.pend[n].q.val() & (!self.is_q0.val())) | self.wrap.val();
+            self.pend_nx.next = (self.pend[n].q.val() & (!self.is_q0.val())) | self.wrap.val();
+            self.lo[n].d.next = self.lo_nx.val();
+            self.pend[n].d.next = self.pend_nx.val();
+            // Capture (10.5.2.3): the shadow takes the counter's low part and pending carry
+            // after this edge and shares its row until the row is next written (stale).
+            self.s_lo[n].d.next = self.s_lo[n].q.val();
+            self.s_pend[n].d.next = self.s_pend[n].q.val();
+            self.stale[n].d.next = self.stale[n].q.val() & (!self.is_q0.val());
+            if self.capture.val() {
+                self.s_lo[n].d.next = self.lo_nx.val();
+                self.s_pend[n].d.next = self.pend_nx.val();
+                self.stale[n].d.next = true;
+            }
             self.fresh[n].d.next = self.fresh[n].q.val() & (!self.is_q0.val());
             // Exact overflow (10.2.1): the carry out of the low part with every upper bit one.
             self.ovf_pack.bits[n].next =
@@ -633,7 +777,14 @@ impl Logic for HybridBank {
             if self.is_q0.val() {
                 self.q0_pend.next = self.q0_pend.val() | self.pend[n].q.val();
                 self.q0_fresh.next = self.q0_fresh.val() | self.fresh[n].q.val();
-                self.q0_lo.next = self.q0_lo.val() | self.lo_now.val();
+                self.q0_stale.next = self.q0_stale.val() | self.stale[n].q.val();
+                self.q0_spend.next = self.q0_spend.val() | self.s_pend[n].q.val();
+                if self.q0_svr.q.val() {
+                    // (Masked: only the low part's bits exist, and Yosys then drops the rest.)
+                    self.q0_lo.next = self.q0_lo.val() | (self.s_lo[n].q.val() & self.lmask.val());
+                } else {
+                    self.q0_lo.next = self.q0_lo.val() | self.lo_now.val();
+                }
             }
             if self.rst.val() {
                 self.q0_hot[n].d.next = false;
@@ -641,6 +792,9 @@ impl Logic for HybridBank {
                 self.pend[n].d.next = false;
                 self.ones[n].d.next = self.ones_reset.val();
                 self.fresh[n].d.next = true;
+                self.s_lo[n].d.next = 0.into();
+                self.s_pend[n].d.next = false;
+                self.stale[n].d.next = true;
             }
         }
         self.ovf.next = self.ovf_pack.word.val();
@@ -649,6 +803,8 @@ impl Logic for HybridBank {
         self.op_accept.next = self.q0_v.q.val() & self.q0_apb.q.val() & (!self.wr_held.val());
         self.mid_ram.read_address.next = self.q0_idx.q.val().get_bits::<6>(0);
         self.hi_ram.read_address.next = self.q0_idx.q.val().get_bits::<6>(0);
+        self.svr_mid_ram.read_address.next = self.q0_idx.q.val().get_bits::<6>(0);
+        self.svr_hi_ram.read_address.next = self.q0_idx.q.val().get_bits::<6>(0);
 
         // ---- q0 -> s1: the snapshot of the op's cycle.
         self.s1_v.d.next = self.q0_v.q.val();
@@ -662,6 +818,11 @@ impl Logic for HybridBank {
         self.s1_lo.d.next = self.q0_lo.val();
         self.s1_wdata.d.next = self.q0_wdata.q.val();
         self.s1_strb.d.next = self.q0_strb.q.val();
+        self.s1_svr.d.next = self.q0_svr.q.val();
+        self.s1_stale.d.next = self.q0_stale.val();
+        self.s1_spend.d.next = self.q0_spend.val();
+        // A capture at this edge supersedes the shadow the copy would keep.
+        self.s1_copy.d.next = self.q0_stale.val() & (!self.capture.val());
 
         // ---- s1: the row read at the last edge, registered raw with its sum and carry and
         // the high part's byte predicates (a fresh row is 0: applied in s2).
@@ -697,6 +858,17 @@ impl Logic for HybridBank {
         self.s2_lo.d.next = self.s1_lo.q.val();
         self.s2_wdata.d.next = self.s1_wdata.q.val();
         self.s2_strb.d.next = self.s1_strb.q.val();
+        self.s2_svr.d.next = self.s1_svr.q.val();
+        self.s2_stale.d.next = self.s1_stale.q.val();
+        self.s2_copy.d.next = self.s1_copy.q.val();
+        self.s2_spend.d.next = self.s1_spend.q.val();
+        self.smid_rd.next = self.svr_mid_ram.read_data.val();
+        self.shi_rd.next = self.svr_hi_ram.read_data.val();
+        self.s2_smraw.d.next = self.smid_rd.val();
+        self.s2_shraw.d.next = self.shi_rd.val();
+        self.s2_smsum.d.next = self.smid_rd.val() + self.pend_unit.val();
+        self.s2_mpred.d.next = (self.mid_rd.val() | self.lmask.val()) == self.all32.val();
+        self.s2_spred.d.next = (self.smid_rd.val() | self.lmask.val()) == self.all32.val();
 
         if self.rst.val() {
             self.scan.d.next = 0.into();

@@ -10,10 +10,12 @@
 //! the block and checks the rest: the value a read returns, what a write leaves, every
 //! overflow at its edge. The bound on the accept cycle is checked by the tests.
 
-/// An op on the bank: a read of both words, or a write of the low or high word per byte strobe.
+/// An op on the bank: a read of both words of the counter or (`svr`) of its shadow, or a write
+/// of the counter's low or high word per byte strobe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BankOp {
     pub write: bool,
+    pub svr: bool,
     pub hi: bool,
     pub idx: usize,
     pub wdata: u32,
@@ -24,6 +26,8 @@ pub struct BankOp {
 pub struct BankModel {
     mask: u64,
     values: Vec<u64>,
+    /// The shadow values (10.5.2.3 SVRn): every counter's value after the last capture edge.
+    shadows: Vec<u64>,
 }
 
 impl BankModel {
@@ -37,6 +41,7 @@ impl BankModel {
         BankModel {
             mask,
             values: vec![0; counters],
+            shadows: vec![0; counters],
         }
     }
 
@@ -44,15 +49,22 @@ impl BankModel {
         self.values[n]
     }
 
-    /// A reset edge: every counter 0, nothing counted.
+    pub fn shadow(&self, n: usize) -> u64 {
+        self.shadows[n]
+    }
+
+    /// A reset edge: every counter and shadow 0, nothing counted.
     pub fn reset(&mut self) {
         self.values.iter_mut().for_each(|v| *v = 0);
+        self.shadows.iter_mut().for_each(|v| *v = 0);
     }
 
     /// The edge ending a cycle in which `op` (if any) was performed and counter n's increment
-    /// was `inc[n]`. Returns the counters that overflow at this edge (bit n) and, for a read,
-    /// the value it returns (the counter's value in that cycle, before the edge).
-    pub fn edge(&mut self, inc: &[u8], op: Option<&BankOp>) -> (u64, Option<u64>) {
+    /// was `inc[n]`, with a capture at this edge or not. Returns the counters that overflow at
+    /// this edge (bit n) and, for a read, the value it returns (the counter's or the shadow's
+    /// value in that cycle, before the edge). A capture copies every counter's value after the
+    /// edge (the edge's events and write included) into its shadow, all at one instant.
+    pub fn edge(&mut self, inc: &[u8], op: Option<&BankOp>, capture: bool) -> (u64, Option<u64>) {
         let mut read = None;
         let mut skip = None;
         if let Some(op) = op {
@@ -66,6 +78,8 @@ impl BankModel {
                 let m = bytes << shift;
                 self.values[op.idx] = ((v & !m) | ((op.wdata as u64) << shift & m)) & self.mask;
                 skip = Some(op.idx);
+            } else if op.svr {
+                read = Some(self.shadows[op.idx]);
             } else {
                 read = Some(v);
             }
@@ -81,6 +95,9 @@ impl BankModel {
             }
             *v = (sum as u64) & self.mask;
         }
+        if capture {
+            self.shadows.clone_from(&self.values);
+        }
         (ovf, read)
     }
 }
@@ -94,15 +111,16 @@ mod tests {
         let mut m = BankModel::new(2, 32);
         let op = BankOp {
             write: true,
+            svr: false,
             hi: false,
             idx: 1,
             wdata: 0xFFFF_FFFE,
             strb: 0xF,
         };
         // The write's edge adds nothing to counter 1; counter 0 counts.
-        assert_eq!(m.edge(&[1, 5], Some(&op)), (0, None));
+        assert_eq!(m.edge(&[1, 5], Some(&op), false), (0, None));
         assert_eq!((m.value(0), m.value(1)), (1, 0xFFFF_FFFE));
-        assert_eq!(m.edge(&[0, 3], None), (0b10, None));
+        assert_eq!(m.edge(&[0, 3], None, false), (0b10, None));
         assert_eq!(m.value(1), 1);
     }
 
@@ -111,40 +129,66 @@ mod tests {
         let mut m = BankModel::new(1, 48);
         let hi = BankOp {
             write: true,
+            svr: false,
             hi: true,
             idx: 0,
             wdata: 0xABCD_1234,
             strb: 0b0010,
         };
-        m.edge(&[0], Some(&hi));
+        m.edge(&[0], Some(&hi), false);
         // Byte 1 of the high word: bits [47:40]; bits above 47 do not exist.
         assert_eq!(m.value(0), 0x1200_0000_0000);
         let rd = BankOp {
             write: false,
+            svr: false,
             hi: false,
             idx: 0,
             wdata: 0,
             strb: 0,
         };
-        assert_eq!(m.edge(&[7], Some(&rd)), (0, Some(0x1200_0000_0000)));
+        assert_eq!(m.edge(&[7], Some(&rd), false), (0, Some(0x1200_0000_0000)));
         assert_eq!(m.value(0), 0x1200_0000_0007);
         let top = BankOp {
             write: true,
+            svr: false,
             hi: true,
             idx: 0,
             wdata: 0xFFFF,
             strb: 0xF,
         };
-        m.edge(&[0], Some(&top));
+        m.edge(&[0], Some(&top), false);
         let low = BankOp {
             write: true,
+            svr: false,
             hi: false,
             idx: 0,
             wdata: 0xFFFF_FFFF,
             strb: 0xF,
         };
-        m.edge(&[0], Some(&low));
-        assert_eq!(m.edge(&[2], None), (1, None));
+        m.edge(&[0], Some(&low), false);
+        assert_eq!(m.edge(&[2], None, false), (1, None));
         assert_eq!(m.value(0), 1);
+    }
+
+    #[test]
+    fn a_capture_takes_every_counter_after_its_edge_and_a_shadow_read_sees_it_from_the_next_cycle()
+    {
+        let mut m = BankModel::new(2, 32);
+        m.edge(&[3, 4], None, false);
+        let svr = BankOp {
+            write: false,
+            svr: true,
+            hi: false,
+            idx: 1,
+            wdata: 0,
+            strb: 0,
+        };
+        // A shadow read at the capture's edge returns the shadow before it.
+        assert_eq!(m.edge(&[1, 1], Some(&svr), true), (0, Some(0)));
+        assert_eq!((m.shadow(0), m.shadow(1)), (4, 5));
+        assert_eq!(m.edge(&[1, 1], Some(&svr), false), (0, Some(5)));
+        assert_eq!(m.value(1), 7);
+        m.reset();
+        assert_eq!((m.value(1), m.shadow(1)), (0, 0));
     }
 }

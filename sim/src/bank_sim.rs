@@ -26,6 +26,7 @@ pub struct BankInputs {
     pub inc: Vec<u8>,
     pub op_valid: bool,
     pub op: BankOp,
+    pub capture: bool,
 }
 
 /// The outputs of one cycle (before its edge).
@@ -78,6 +79,8 @@ impl BankDut for NativeBank {
         b.op_idx.next = (i.op.idx as u64).into();
         b.op_wdata.next = (i.op.wdata as u64).into();
         b.op_strb.next = (i.op.strb as u64).into();
+        b.op_svr.next = i.op.svr;
+        b.capture.next = i.capture;
         b.clock.next = Clock { clk: false };
         self.settle();
         let b = &self.bank;
@@ -103,7 +106,7 @@ pub struct VerilatorBank {
     clock: usize,
     rst: usize,
     inc: Vec<usize>,
-    op: [usize; 6],
+    op: [usize; 8],
     out: [usize; 5],
 }
 
@@ -121,10 +124,10 @@ impl VerilatorBank {
                 .ok_or_else(|| VerilatorError::Load(format!("the bank has no port `{name}`")))
         };
         let names = [
-            "op_valid", "op_write", "op_hi", "op_idx", "op_wdata", "op_strb",
+            "op_valid", "op_write", "op_hi", "op_idx", "op_wdata", "op_strb", "op_svr", "capture",
         ];
         let outs = ["ovf", "op_accept", "rd_valid", "rd_lo", "rd_hi"];
-        let mut op = [0; 6];
+        let mut op = [0; 8];
         for (p, n) in op.iter_mut().zip(names) {
             *p = port(n)?;
         }
@@ -161,6 +164,8 @@ impl BankDut for VerilatorBank {
             i.op.idx as u64,
             i.op.wdata as u64,
             i.op.strb as u64,
+            i.op.svr as u64,
+            i.capture as u64,
         ];
         for (p, v) in self.op.iter().zip(vals) {
             m.set(*p, v);
@@ -189,6 +194,7 @@ pub struct BankRunStats {
     pub reads: u64,
     pub writes: u64,
     pub resets: u64,
+    pub captures: u64,
     /// The longest wait seen, first valid cycle to accept cycle inclusive.
     pub max_accept: u64,
 }
@@ -211,8 +217,10 @@ pub fn run_bank(
         rst: true,
         inc: vec![0; n],
         op_valid: false,
+        capture: false,
         op: BankOp {
             write: false,
+            svr: false,
             hi: false,
             idx: 0,
             wdata: 0,
@@ -263,6 +271,7 @@ pub fn run_bank(
                 };
                 inp.op = BankOp {
                     write,
+                    svr: !write && rng.gen_bool(0.5),
                     hi,
                     idx: rng.gen_range(0..n),
                     wdata,
@@ -272,6 +281,7 @@ pub fn run_bank(
             }
         }
         inp.op_valid = valid_since.is_some() && !inp.rst;
+        inp.capture = !inp.rst && rng.gen_range(0..64) == 0;
         let out = dut.cycle(&inp);
         let name = dut.name();
         if inp.rst {
@@ -300,7 +310,8 @@ pub fn run_bank(
                 );
             }
         }
-        let (ovf, read) = model.edge(&inp.inc, performed.as_ref());
+        let (ovf, read) = model.edge(&inp.inc, performed.as_ref(), inp.capture);
+        stats.captures += inp.capture as u64;
         if out.ovf != ovf {
             return fail(
                 c,

@@ -17,7 +17,7 @@ const BANK_TOP: &str = "pmcg_hybrid_bank";
 /// flip-flops it adds.
 pub fn harness_verilog(shape: &BankShape) -> (String, u64) {
     let n = shape.counters;
-    let n_in = 1 + 1 + 1 + 1 + 8 + 32 + 4 + 4 * n;
+    let n_in = 1 + 1 + 1 + 1 + 8 + 32 + 4 + 2 + 4 * n;
     let n_out = 64 + 1 + 1 + 32 + 32;
     let mut v = crate::spdx_line("//");
     v.push_str("// Resource harness of the hybrid counter bank: three pins.\n");
@@ -32,13 +32,13 @@ pub fn harness_verilog(shape: &BankShape) -> (String, u64) {
         n_in - 2
     ));
     v.push_str(&format!(
-        "    {BANK_TOP} dut (\n        .clock(PCLK), .rst(sh[0]), .op_valid(sh[1]), .op_write(sh[2]), .op_hi(sh[3]),\n        .op_idx(sh[11:4]), .op_wdata(sh[43:12]), .op_strb(sh[47:44])"
+        "    {BANK_TOP} dut (\n        .clock(PCLK), .rst(sh[0]), .op_valid(sh[1]), .op_write(sh[2]), .op_hi(sh[3]),\n        .op_idx(sh[11:4]), .op_wdata(sh[43:12]), .op_strb(sh[47:44]),\n        .op_svr(sh[48]), .capture(sh[49])"
     ));
     for i in 0..n {
         v.push_str(&format!(
             ",\n        .inc${i}(sh[{}:{}])",
-            48 + 4 * i + 3,
-            48 + 4 * i
+            50 + 4 * i + 3,
+            50 + 4 * i
         ));
     }
     v.push_str(",\n        .ovf(ovf), .op_accept(acc), .rd_valid(rv), .rd_lo(rl), .rd_hi(rh)\n    );\nendmodule\n");
@@ -77,8 +77,8 @@ mod tests {
             max_inc: 2,
         };
         let (v, ffs) = harness_verilog(&shape);
-        assert!(v.contains(".inc$0(sh[51:48])") && v.contains(".inc$2(sh[59:56])"));
-        assert!(v.contains("reg [59:0] sh;"));
-        assert_eq!(ffs, 60 + 130 + 1);
+        assert!(v.contains(".inc$0(sh[53:50])") && v.contains(".inc$2(sh[61:58])"));
+        assert!(v.contains("reg [61:0] sh;") && v.contains(".capture(sh[49])"));
+        assert_eq!(ffs, 62 + 130 + 1);
     }
 }
