@@ -7,20 +7,22 @@
 //!
 //! ```text
 //!  inc[n] (register) ─► lo[n] += inc ──wrap──► pend[n] (a carry owed to the upper part)
-//!                               └─► ovf[n] = wrap & ones[n] == 0xFF   (exact, at the edge)
-//!  ones[n]: per byte k, "value bits [8k+7:8k] ∩ [W-1:L] are all ones" (1 where a byte has none)
+//!                               └─► ovf[n] = wrap & ones[n] == 0b11   (exact, at the edge)
+//!  ones[n]: "value bits [31:L] are all ones" (bit 0), "bits [W-1:32] are all ones" (bit 1)
 //!  capture ─► s_lo[n] := lo after the edge, s_pend[n] := pend after it, stale[n] := 1 (all n)
 //!
-//!  op_* (first) ──► arbiter ─► q0 (and one-hot q0_hot[n])
+//!  op_* (first) ──► arbiter ─► q0 (and one-hot q0_hot[n]); a write leaving upper bits of its
+//!      word unwritten first gets a carry service of its counter, whose row becomes pre_*
 //!  scan pointer: every slot no op takes is a carry service of the scan's counter
 //!  q0: the op's cycle ── RAM read ─► mid_ram (bits [31:L]), hi_ram (bits [W-1:32]) and the
 //!      shadows' svr_mid_ram, svr_hi_ram; lo/pend/fresh/stale/s_lo/s_pend snapshot; pend and
-//!      stale cleared; a write with no carry pending sets its low part and its bytes' flags
-//!      (op_accept); with one pending it serves it instead and is retried
-//!  s1: rows as read ─► raw, middle + (1 << L), "middle all ones", high-part byte predicates
+//!      stale cleared; a write with no carry pending sets its low part and its word's flag
+//!      (its bytes over pre_*: op_accept); with one pending it serves it instead, is retried
+//!  s1: rows as read ─► raw, middle + (1 << L), "middle all ones", "high all ones (but bit 0)"
 //!  s2: (fresh: 0) + carry, or the write's bytes ─► RAM write-back; stale: the row as read
 //!      ─► shadow RAM (copy-on-write); rd_lo/rd_hi (counter, or shadow: its row or, while
-//!      stale, the counter's, + s_pend), rd_valid; the new flags ─► s3 ─► ones[n]
+//!      stale, the counter's, + s_pend), rd_valid; the new flags ─► s3 ─► ones[n]; an op
+//!      from the port: its row ─► pre_* (a carry service changing that row invalidates it)
 //! ```
 //!
 //! Contract (checked against `pmcg_sim::bank_model`, which is written from it):
@@ -56,10 +58,14 @@ const KIND_READ: u64 = 1;
 const KIND_WRITE_LO: u64 = 2;
 const KIND_WRITE_HI: u64 = 3;
 
-/// The most cycles from the first cycle an op is valid to its accept cycle (both counted): two
-/// cycles waiting for an op on its counter to leave q0 and s1, its issue, a write held by a
-/// pending carry (served in that cycle), two cycles waiting for that, its accept cycle.
-pub const ACCEPT_BOUND: u64 = 7;
+/// The most cycles from the first cycle an op is valid to its accept cycle (both counted):
+/// three cycles waiting for an op on its counter to leave q0, s1 and s2; for a partial write, a
+/// carry service of its counter (issue, q0, s1, s2: its row in `pre_*`); the write's issue,
+/// held in q0 by a carry owed since (served there, its row in `pre_*`), three cycles for that
+/// service to leave; the issue and the accept cycle: 3 + 4 + 2 + 3 + 1 = 13. The scan keeps off
+/// the waiting op's counter, so nothing else invalidates `pre_*` meanwhile, and a second carry
+/// cannot come within 13 cycles (sizing).
+pub const ACCEPT_BOUND: u64 = 13;
 
 /// A planted fault, for tests that must show the block tests catch it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +163,8 @@ pub struct HybridBank {
     // Per counter.
     lo: Vec<DFF<Bits<32>>>,
     pend: Vec<DFF<Bit>>,
-    ones: Vec<DFF<Bits<8>>>,
+    /// Per counter: value bits [31:L] all ones (bit 0), bits [W-1:32] all ones (bit 1).
+    ones: Vec<DFF<Bits<2>>>,
     fresh: Vec<DFF<Bit>>,
     q0_hot: Vec<DFF<Bit>>,
     /// The shadow (10.5.2.3 SVRn): low part and pending carry taken at the capture edge; its
@@ -177,18 +184,18 @@ pub struct HybridBank {
     pend_unit: Constant<Bits<32>>,
     umask_lo: Constant<Bits<32>>,
     umask_hi: Constant<Bits<32>>,
-    ones_reset: Constant<Bits<8>>,
+    ones_reset: Constant<Bits<2>>,
     last_id: Constant<Bits<8>>,
     byte_mask: Vec<Constant<Bits<32>>>,
-    byte_fe: Vec<Constant<Bits<32>>>,
-    flag_lo: Vec<Constant<Bits<8>>>,
-    flag_hi: Vec<Constant<Bits<8>>>,
+    flag_m: Constant<Bits<2>>,
+    flag_h: Constant<Bits<2>>,
+    all32_fe: Constant<Bits<32>>,
     fault_drop: Constant<Bit>,
     fault_late: Constant<Bit>,
-    ones_all: Constant<Bits<8>>,
+    ones_all: Constant<Bits<2>>,
     /// The high part's byte predicates of a zero row.
-    fresh_h_ones: Constant<Bits<8>>,
-    fresh_h_fe: Constant<Bits<8>>,
+    fresh_h_all: Constant<Bit>,
+    fresh_h_fe: Constant<Bit>,
     all32: Constant<Bits<32>>,
     kind_service: Constant<Bits<2>>,
     kind_read: Constant<Bits<2>>,
@@ -204,6 +211,7 @@ pub struct HybridBank {
     q0_strb: DFF<Bits<4>>,
     q0_svr: DFF<Bit>,
     q0_wlo_r: DFF<Bits<32>>,
+    q0_wflag: DFF<Bit>,
     s1_svr: DFF<Bit>,
     s1_stale: DFF<Bit>,
     s1_copy: DFF<Bit>,
@@ -217,6 +225,8 @@ pub struct HybridBank {
     s2_smraw: DFF<Bits<32>>,
     s2_shraw: DFF<Bits<32>>,
     s2_smsum: DFF<Bits<32>>,
+    s2_hinc: DFF<Bits<32>>,
+    s2_shinc: DFF<Bits<32>>,
     s2_mpred: DFF<Bit>,
     s2_spred: DFF<Bit>,
     s1_v: DFF<Bit>,
@@ -238,12 +248,19 @@ pub struct HybridBank {
     s2_pend: DFF<Bit>,
     s2_fresh: DFF<Bit>,
     s2_lo: DFF<Bits<32>>,
-    /// Per byte of the high part read (unimplemented bits as ones): all ones, and ...1110.
-    s2_h_ones: DFF<Bits<8>>,
-    s2_h_fe: DFF<Bits<8>>,
+    /// The high part read (unimplemented bits as ones) is all ones, or all ones but bit 0.
+    s2_h_all: DFF<Bit>,
+    s2_h_fe: DFF<Bit>,
+    q0_pre: DFF<Bit>,
+    s1_pre: DFF<Bit>,
+    s2_pre: DFF<Bit>,
+    pre_mid: DFF<Bits<32>>,
+    pre_hi: DFF<Bits<32>>,
+    pre_idx: DFF<Bits<8>>,
+    pre_ok: DFF<Bit>,
     s3_v: DFF<Bit>,
     s3_idx: DFF<Bits<8>>,
-    s3_flags: DFF<Bits<8>>,
+    s3_flags: DFF<Bits<2>>,
     s2_cm: DFF<Bit>,
     s2_wdata: DFF<Bits<32>>,
     s2_strb: DFF<Bits<4>>,
@@ -255,7 +272,7 @@ pub struct HybridBank {
     is_q0: Signal<Local, Bit>,
     is_wr: Signal<Local, Bit>,
     is_s3: Signal<Local, Bit>,
-    fbase: Signal<Local, Bits<8>>,
+    fbase: Signal<Local, Bits<2>>,
     q0_pend: Signal<Local, Bit>,
     q0_fresh: Signal<Local, Bit>,
     q0_lo: Signal<Local, Bits<32>>,
@@ -277,8 +294,11 @@ pub struct HybridBank {
     q0_bm: Signal<Local, Bits<32>>,
     q0_wlo: Signal<Local, Bits<32>>,
     op_bm: Signal<Local, Bits<32>>,
-    wflags: Signal<Local, Bits<8>>,
-    wfmask: Signal<Local, Bits<8>>,
+    wflags: Signal<Local, Bits<2>>,
+    wfmask: Signal<Local, Bits<2>>,
+    wmask_word: Signal<Local, Bits<32>>,
+    op_partial: Signal<Local, Bit>,
+    pre_hit: Signal<Local, Bit>,
     wword: Signal<Local, Bits<32>>,
     mid_rd: Signal<Local, Bits<32>>,
     hi_rd: Signal<Local, Bits<32>>,
@@ -287,24 +307,12 @@ pub struct HybridBank {
     hi_base: Signal<Local, Bits<32>>,
     mid_new: Signal<Local, Bits<32>>,
     hi_merge: Signal<Local, Bits<32>>,
-    h_ones1: Signal<Local, Bits<8>>,
-    h_fe1: Signal<Local, Bits<8>>,
     s2_bm: Signal<Local, Bits<32>>,
     hi_new: Signal<Local, Bits<32>>,
-    s2_flags: Signal<Local, Bits<8>>,
-    cin: Signal<Local, Bit>,
-    h_ones: Signal<Local, Bits<8>>,
-    h_fe: Signal<Local, Bits<8>>,
-    hw: Signal<Local, Bits<32>>,
+    s2_flags: Signal<Local, Bits<2>>,
+    h_all: Signal<Local, Bit>,
+    h_fe: Signal<Local, Bit>,
     hx: Signal<Local, Bits<32>>,
-}
-
-/// Bit k: byte k of a zero high part, its unimplemented bits as ones (`!umask_hi`), equals `byte`.
-fn fresh_pred(umask_hi: u64, byte: u64) -> u64 {
-    let x = !umask_hi & 0xFFFF_FFFF;
-    (0..4)
-        .filter(|k| (x >> (8 * k)) & 0xFF == byte)
-        .fold(0, |m, k| m | 1 << k)
 }
 
 impl HybridBank {
@@ -329,10 +337,12 @@ impl HybridBank {
         shape.check()?;
         let n = shape.counters;
         let umask = shape.upper_mask();
-        // Bytes with no upper bits are constant "all ones" flags.
-        let ones_reset = (0..8)
-            .filter(|k| (umask >> (8 * k)) & 0xFF == 0)
-            .fold(0u64, |m, k| m | 1 << k);
+        // A counter of 32 bits has no high part: its flag is always 1.
+        let hi_none = umask >> 32 == 0;
+        let ones_reset = if hi_none { 2u64 } else { 0 };
+        // A zero high part, unimplemented bits as ones: all ones (no high part), or all ones
+        // but bit 0 (a high part of one bit).
+        let fresh_hx = !(umask >> 32) & 0xFFFF_FFFF;
         let lmask = (1u64 << shape.low_bits) - 1;
         Ok(HybridBank {
             clock: Default::default(),
@@ -375,18 +385,14 @@ impl HybridBank {
             byte_mask: (0..4)
                 .map(|k| Constant::new((0xFFu64 << (8 * k)).into()))
                 .collect(),
-            byte_fe: (0..4)
-                .map(|k| Constant::new((0xFEu64 << (8 * k)).into()))
-                .collect(),
-            flag_lo: (0..4).map(|k| Constant::new((1u64 << k).into())).collect(),
-            flag_hi: (0..4)
-                .map(|k| Constant::new((1u64 << (k + 4)).into()))
-                .collect(),
+            flag_m: Constant::new(1u64.into()),
+            flag_h: Constant::new(2u64.into()),
+            all32_fe: Constant::new(0xFFFF_FFFEu64.into()),
             fault_drop: Constant::new(fault == Some(BankFault::DropCarryService)),
             fault_late: Constant::new(fault == Some(BankFault::LateCopyOnWrite)),
-            ones_all: Constant::new(0xFFu64.into()),
-            fresh_h_ones: Constant::new(fresh_pred(umask >> 32, 0xFF).into()),
-            fresh_h_fe: Constant::new(fresh_pred(umask >> 32, 0xFE).into()),
+            ones_all: Constant::new(3u64.into()),
+            fresh_h_all: Constant::new(fresh_hx == 0xFFFF_FFFF),
+            fresh_h_fe: Constant::new(fresh_hx == 0xFFFF_FFFE),
             all32: Constant::new(0xFFFF_FFFFu64.into()),
             kind_service: Constant::new(KIND_SERVICE.into()),
             kind_read: Constant::new(KIND_READ.into()),
@@ -401,6 +407,7 @@ impl HybridBank {
             q0_strb: Default::default(),
             q0_svr: Default::default(),
             q0_wlo_r: Default::default(),
+            q0_wflag: Default::default(),
             s1_svr: Default::default(),
             s1_stale: Default::default(),
             s1_copy: Default::default(),
@@ -412,6 +419,8 @@ impl HybridBank {
             s2_smraw: Default::default(),
             s2_shraw: Default::default(),
             s2_smsum: Default::default(),
+            s2_hinc: Default::default(),
+            s2_shinc: Default::default(),
             s2_mpred: Default::default(),
             s2_spred: Default::default(),
             s1_v: Default::default(),
@@ -431,8 +440,15 @@ impl HybridBank {
             s2_pend: Default::default(),
             s2_fresh: Default::default(),
             s2_lo: Default::default(),
-            s2_h_ones: Default::default(),
+            s2_h_all: Default::default(),
             s2_h_fe: Default::default(),
+            q0_pre: Default::default(),
+            s1_pre: Default::default(),
+            s2_pre: Default::default(),
+            pre_mid: Default::default(),
+            pre_hi: Default::default(),
+            pre_idx: Default::default(),
+            pre_ok: Default::default(),
             s3_v: Default::default(),
             s3_idx: Default::default(),
             s3_flags: Default::default(),
@@ -470,6 +486,9 @@ impl HybridBank {
             op_bm: Default::default(),
             wflags: Default::default(),
             wfmask: Default::default(),
+            wmask_word: Default::default(),
+            op_partial: Default::default(),
+            pre_hit: Default::default(),
             wword: Default::default(),
             mid_rd: Default::default(),
             hi_rd: Default::default(),
@@ -478,15 +497,11 @@ impl HybridBank {
             hi_base: Default::default(),
             mid_new: Default::default(),
             hi_merge: Default::default(),
-            h_ones1: Default::default(),
-            h_fe1: Default::default(),
             s2_bm: Default::default(),
             hi_new: Default::default(),
             s2_flags: Default::default(),
-            cin: Default::default(),
-            h_ones: Default::default(),
+            h_all: Default::default(),
             h_fe: Default::default(),
-            hw: Default::default(),
             hx: Default::default(),
         })
     }
@@ -498,9 +513,10 @@ impl Logic for HybridBank {
         dff_setup!(
             self, clock, scan, q0_v, q0_apb, q0_kind, q0_idx, q0_wdata, q0_strb, s1_v, s1_kind,
             s1_idx, s1_pend, s1_fresh, s1_lo, s1_wdata, s1_strb, s2_v, s2_kind, s2_idx, s2_mraw,
-            s2_hraw, s2_msum, s2_pend, s2_fresh, s2_lo, s2_h_ones, s2_h_fe, s3_v, s3_idx, s3_flags,
-            s2_cm, s2_wdata, s2_strb, q0_svr, q0_wlo_r, s1_svr, s1_stale, s1_copy, s1_spend,
-            s2_svr, s2_stale, s2_copy, s2_spend, s2_smraw, s2_shraw, s2_smsum, s2_mpred, s2_spred
+            s2_hraw, s2_msum, s2_pend, s2_fresh, s2_lo, s2_h_all, s2_h_fe, q0_pre, s1_pre, s2_pre,
+            pre_mid, pre_hi, pre_idx, pre_ok, s3_v, s3_idx, s3_flags, s2_cm, s2_wdata, s2_strb,
+            q0_svr, q0_wlo_r, q0_wflag, s1_svr, s1_stale, s1_copy, s1_spend, s2_svr, s2_stale,
+            s2_copy, s2_spend, s2_smraw, s2_shraw, s2_smsum, s2_hinc, s2_shinc, s2_mpred, s2_spred
         );
         self.mid_ram.read_clock.next = self.clock.val();
         self.mid_ram.write_clock.next = self.clock.val();
@@ -523,24 +539,14 @@ impl Logic for HybridBank {
         // The low-part bits a write replaces: registered with the op (it fans out to every
         // counter's low part).
         self.q0_wlo.next = self.q0_wlo_r.q.val();
-        self.wword.next = self.q0_wdata.q.val() | (!self.umask_lo.val());
+        // The flag of the word a write replaces (computed with the op's issue, `q0_wflag`).
+        self.wfmask.next = self.flag_m.val();
         if self.q0_kind.q.val().get_bit(0) {
-            self.wword.next = self.q0_wdata.q.val() | (!self.umask_hi.val());
+            self.wfmask.next = self.flag_h.val();
         }
         self.wflags.next = 0.into();
-        self.wfmask.next = 0.into();
-        for k in 0..4 {
-            if (self.wword.val() & self.byte_mask[k].val()) == self.byte_mask[k].val() {
-                self.wflags.next =
-                    self.wflags.val() | self.flag_lo[k].val() | self.flag_hi[k].val();
-            }
-            if self.q0_strb.q.val().get_bit(k) {
-                if self.q0_kind.q.val().get_bit(0) {
-                    self.wfmask.next = self.wfmask.val() | self.flag_hi[k].val();
-                } else {
-                    self.wfmask.next = self.wfmask.val() | self.flag_lo[k].val();
-                }
-            }
+        if self.q0_wflag.q.val() {
+            self.wflags.next = self.ones_all.val();
         }
 
         // ---- s2: the row as the op leaves it (all from registers: the block RAM's output
@@ -575,39 +581,50 @@ impl Logic for HybridBank {
             (self.hi_base.val() & (!self.s2_bm.val())) | (self.s2_wdata.q.val() & self.s2_bm.val());
         self.hi_new.next = self.hi_base.val() & self.umask_hi.val();
         if self.s2_cm.q.val() {
-            self.hi_new.next = (self.hi_base.val() + 1) & self.umask_hi.val();
+            // (cm implies a row that is not fresh: its raw high part plus one, added in s1.)
+            self.hi_new.next = self.s2_hinc.q.val() & self.umask_hi.val();
         }
         if self.s2_kind.q.val() == self.kind_write_hi.val() {
             self.hi_new.next = self.hi_merge.val() & self.umask_hi.val();
         }
-        // The flags after the write-back, without the high part's adder in front: byte k of
-        // hi + cm is all ones when it was all ones and takes no carry, or was ...1110 and does
-        // (a fresh row's predicates are those of 0, constants).
-        self.h_ones.next = self.s2_h_ones.q.val();
+        // The flags after the write-back, without the high part's adder in front: hi + cm is
+        // all ones when hi was and takes no carry, or was all ones but bit 0 and takes one (a
+        // fresh row's predicates are those of 0, constants).
+        self.h_all.next = self.s2_h_all.q.val();
         self.h_fe.next = self.s2_h_fe.q.val();
         if self.s2_fresh.q.val() {
-            self.h_ones.next = self.fresh_h_ones.val();
+            self.h_all.next = self.fresh_h_all.val();
             self.h_fe.next = self.fresh_h_fe.val();
         }
-        self.hw.next = self.hi_merge.val() | (!self.umask_hi.val());
+        // (A counter of 32 bits has no high part: its flag stays 1.)
         self.s2_flags.next = self.ones_reset.val();
-        self.cin.next = self.s2_cm.q.val();
-        for k in 0..4 {
-            if ((self.mid_new.val() | (!self.umask_lo.val())) & self.byte_mask[k].val())
-                == self.byte_mask[k].val()
-            {
-                self.s2_flags.next = self.s2_flags.val() | self.flag_lo[k].val();
+        if (self.mid_new.val() | (!self.umask_lo.val())) == self.all32.val() {
+            self.s2_flags.next = self.flag_m.val();
+        }
+        if self.s2_kind.q.val() == self.kind_write_hi.val() {
+            if (self.hi_merge.val() | (!self.umask_hi.val())) == self.all32.val() {
+                self.s2_flags.next = self.s2_flags.val() | self.flag_h.val();
             }
-            if self.s2_kind.q.val() == self.kind_write_hi.val() {
-                if (self.hw.val() & self.byte_mask[k].val()) == self.byte_mask[k].val() {
-                    self.s2_flags.next = self.s2_flags.val() | self.flag_hi[k].val();
-                }
-            } else if (self.h_ones.val().get_bit(k) & (!self.cin.val()))
-                | (self.h_fe.val().get_bit(k) & self.cin.val())
-            {
-                self.s2_flags.next = self.s2_flags.val() | self.flag_hi[k].val();
+        } else if (self.h_all.val() & (!self.s2_cm.q.val()))
+            | (self.h_fe.val() & self.s2_cm.q.val())
+        {
+            self.s2_flags.next = self.s2_flags.val() | self.flag_h.val();
+        }
+        // The row the last op from the op port left (a partial write's merge base), valid
+        // until an op changes that counter's row (a carry service with a carry).
+        self.pre_mid.d.next = self.pre_mid.q.val();
+        self.pre_hi.d.next = self.pre_hi.q.val();
+        self.pre_idx.d.next = self.pre_idx.q.val();
+        self.pre_ok.d.next = self.pre_ok.q.val();
+        if self.s2_v.q.val() {
+            if self.s2_pre.q.val() {
+                self.pre_mid.d.next = self.mid_new.val() & self.umask_lo.val();
+                self.pre_hi.d.next = self.hi_new.val();
+                self.pre_idx.d.next = self.s2_idx.q.val();
+                self.pre_ok.d.next = true;
+            } else if self.s2_pend.q.val() & (self.s2_idx.q.val() == self.pre_idx.q.val()) {
+                self.pre_ok.d.next = false;
             }
-            self.cin.next = self.cin.val() & self.h_ones.val().get_bit(k);
         }
         self.mid_ram.write_address.next = self.s2_idx.q.val().get_bits::<6>(0);
         self.hi_ram.write_address.next = self.s2_idx.q.val().get_bits::<6>(0);
@@ -645,7 +662,10 @@ impl Logic for HybridBank {
             self.rd_lo.next = (self.smid_new.val() & self.umask_lo.val()) | self.s2_lo.q.val();
             self.rd_hi.next = self.sh_base.val() & self.umask_hi.val();
             if self.scm.val() {
-                self.rd_hi.next = (self.sh_base.val() + 1) & self.umask_hi.val();
+                self.rd_hi.next = self.s2_shinc.q.val() & self.umask_hi.val();
+                if self.s2_stale.q.val() {
+                    self.rd_hi.next = self.s2_hinc.q.val() & self.umask_hi.val();
+                }
             }
         }
         // Copy-on-write: the first op on a stale counter copies its row, as read (before the
@@ -663,8 +683,11 @@ impl Logic for HybridBank {
 
         // ---- Arbiter: the next cycle's q0. An op may not read a row that an op in q0 or s1
         // has still to write back (s2 writes at this edge, before the next read).
+        // (An op from the port also waits for s2, so that the row and `pre_*` it sees in q0
+        // do not change at the edge before.)
         self.op_conf.next = (self.q0_v.q.val() & (self.q0_idx.q.val() == self.op_idx.val()))
-            | (self.s1_v.q.val() & (self.s1_idx.q.val() == self.op_idx.val()));
+            | (self.s1_v.q.val() & (self.s1_idx.q.val() == self.op_idx.val()))
+            | (self.s2_v.q.val() & (self.s2_idx.q.val() == self.op_idx.val()));
         self.sc_conf.next = (self.q0_v.q.val() & (self.q0_idx.q.val() == self.scan.q.val()))
             | (self.s1_v.q.val() & (self.s1_idx.q.val() == self.scan.q.val()));
         self.apb_take.next = self.op_valid.val() & (!self.op_conf.val());
@@ -681,17 +704,43 @@ impl Logic for HybridBank {
             }
         }
         self.q0_wlo_r.d.next = self.op_bm.val() & self.lmask.val();
+        // A write that leaves some upper bits of its word unwritten needs the row for its flag:
+        // it goes in only once the last op from the port was on its counter (`pre_*` valid).
+        self.op_partial.next = (self.umask_lo.val() & (!self.op_bm.val())).any();
+        if self.op_hi.val() {
+            self.op_partial.next = (self.umask_hi.val() & (!self.op_bm.val())).any();
+        }
+        self.pre_hit.next = self.pre_ok.q.val() & (self.pre_idx.q.val() == self.op_idx.val());
+        // The written word's upper bits all ones: its bytes merged over the row `pre_*` (exact
+        // for a partial write, which goes in only with `pre_hit`; unused by a write of every
+        // byte). Registered with the issue: it fans out to every counter's flags.
+        self.wmask_word.next = self.umask_lo.val();
+        self.wword.next = self.pre_mid.q.val();
+        if self.op_hi.val() {
+            self.wmask_word.next = self.umask_hi.val();
+            self.wword.next = self.pre_hi.q.val();
+        }
+        self.q0_wflag.d.next = ((self.wword.val() & (!self.op_bm.val()))
+            | (self.op_wdata.val() & self.op_bm.val())
+            | (!self.wmask_word.val()))
+            == self.all32.val();
+        self.q0_pre.d.next = self.apb_take.val();
         self.q0_svr.d.next = self.op_svr.val() & self.apb_take.val();
         self.scan.d.next = self.scan.q.val();
         if self.apb_take.val() {
             self.nx_v.next = true;
             self.nx_idx.next = self.op_idx.val();
-            self.q0_apb.d.next = true;
-            self.q0_kind.d.next = self.kind_read.val();
-            if self.op_write.val() {
-                self.q0_kind.d.next = self.kind_write_lo.val();
-                if self.op_hi.val() {
-                    self.q0_kind.d.next = self.kind_write_hi.val();
+            if self.op_write.val() & self.op_partial.val() & (!self.pre_hit.val()) {
+                // First a carry service of its counter, whose row becomes `pre_*`.
+                self.q0_apb.d.next = false;
+            } else {
+                self.q0_apb.d.next = true;
+                self.q0_kind.d.next = self.kind_read.val();
+                if self.op_write.val() {
+                    self.q0_kind.d.next = self.kind_write_lo.val();
+                    if self.op_hi.val() {
+                        self.q0_kind.d.next = self.kind_write_hi.val();
+                    }
                 }
             }
         } else {
@@ -699,7 +748,10 @@ impl Logic for HybridBank {
             // service with none writes its row back unchanged), unless an op on it is in
             // flight (that op takes the carry; one owed after it waits for the next round).
             // No lookup of pend[scan] in front of this decision.
-            self.nx_v.next = !self.sc_conf.val();
+            // Nor while an op from the port waits for that counter to leave the pipeline (it
+            // would never leave with few counters; the op takes the carry itself).
+            self.nx_v.next = (!self.sc_conf.val())
+                & (!(self.op_valid.val() & (self.scan.q.val() == self.op_idx.val())));
             self.scan.d.next = self.scan.q.val() + 1;
             if self.scan.q.val() == self.last_id.val() {
                 self.scan.d.next = 0.into();
@@ -819,6 +871,7 @@ impl Logic for HybridBank {
         self.s1_wdata.d.next = self.q0_wdata.q.val();
         self.s1_strb.d.next = self.q0_strb.q.val();
         self.s1_svr.d.next = self.q0_svr.q.val();
+        self.s1_pre.d.next = self.q0_pre.q.val();
         self.s1_stale.d.next = self.q0_stale.val();
         self.s1_spend.d.next = self.q0_spend.val();
         // A capture at this edge supersedes the shadow the copy would keep.
@@ -839,18 +892,8 @@ impl Logic for HybridBank {
             & (!self.s1_fresh.q.val())
             & ((self.mid_rd.val() | self.lmask.val()) == self.all32.val());
         self.hx.next = self.hi_rd.val() | (!self.umask_hi.val());
-        self.h_ones1.next = 0.into();
-        self.h_fe1.next = 0.into();
-        for k in 0..4 {
-            if (self.hx.val() & self.byte_mask[k].val()) == self.byte_mask[k].val() {
-                self.h_ones1.next = self.h_ones1.val() | self.flag_lo[k].val();
-            }
-            if (self.hx.val() & self.byte_mask[k].val()) == self.byte_fe[k].val() {
-                self.h_fe1.next = self.h_fe1.val() | self.flag_lo[k].val();
-            }
-        }
-        self.s2_h_ones.d.next = self.h_ones1.val();
-        self.s2_h_fe.d.next = self.h_fe1.val();
+        self.s2_h_all.d.next = self.hx.val() == self.all32.val();
+        self.s2_h_fe.d.next = self.hx.val() == self.all32_fe.val();
         self.s2_v.d.next = self.s1_v.q.val();
         self.s2_kind.d.next = self.s1_kind.q.val();
         self.s2_idx.d.next = self.s1_idx.q.val();
@@ -859,6 +902,7 @@ impl Logic for HybridBank {
         self.s2_wdata.d.next = self.s1_wdata.q.val();
         self.s2_strb.d.next = self.s1_strb.q.val();
         self.s2_svr.d.next = self.s1_svr.q.val();
+        self.s2_pre.d.next = self.s1_pre.q.val();
         self.s2_stale.d.next = self.s1_stale.q.val();
         self.s2_copy.d.next = self.s1_copy.q.val();
         self.s2_spend.d.next = self.s1_spend.q.val();
@@ -867,6 +911,9 @@ impl Logic for HybridBank {
         self.s2_smraw.d.next = self.smid_rd.val();
         self.s2_shraw.d.next = self.shi_rd.val();
         self.s2_smsum.d.next = self.smid_rd.val() + self.pend_unit.val();
+        // The high parts plus one, ready for a carry out of the middle part in s2.
+        self.s2_hinc.d.next = self.hi_rd.val() + 1;
+        self.s2_shinc.d.next = self.shi_rd.val() + 1;
         self.s2_mpred.d.next = (self.mid_rd.val() | self.lmask.val()) == self.all32.val();
         self.s2_spred.d.next = (self.smid_rd.val() | self.lmask.val()) == self.all32.val();
 
@@ -877,6 +924,7 @@ impl Logic for HybridBank {
             self.s1_v.d.next = false;
             self.s2_v.d.next = false;
             self.s3_v.d.next = false;
+            self.pre_ok.d.next = false;
         }
     }
 }
