@@ -80,6 +80,12 @@ fn a_3x64_bank_with_the_largest_increments_agrees_with_the_model() {
 }
 
 #[test]
+fn a_5x33_bank_with_a_one_bit_high_part_agrees_with_the_model() {
+    // The high part's "all ones but bit 0" predicate is then the whole part being 0.
+    agrees_with_the_model(shape(5, 33, 3), 7);
+}
+
+#[test]
 fn a_lost_carry_service_is_caught_on_every_backend() {
     let shape = shape(8, 40, 2);
     for mut dut in banks(shape, Some(BankFault::DropCarryService)) {
@@ -96,6 +102,17 @@ fn a_late_copy_on_write_is_caught_on_every_backend() {
         let err = run_bank(dut.as_mut(), shape, seed(6), cycles()).unwrap_err();
         eprintln!("caught: {err}");
         assert!(err.contains("read"), "{err}");
+    }
+}
+
+#[test]
+fn a_partial_write_without_its_row_is_caught_on_every_backend() {
+    // Its flag is then wrong, which shows only when that counter later overflows: a longer run.
+    let shape = shape(32, 32, 4);
+    for mut dut in banks(shape, Some(BankFault::IgnorePreRow)) {
+        let err = run_bank(dut.as_mut(), shape, seed(2), cycles().max(200_000)).unwrap_err();
+        eprintln!("caught: {err}");
+        assert!(err.contains("overflow"), "{err}");
     }
 }
 

@@ -74,6 +74,8 @@ pub enum BankFault {
     DropCarryService,
     /// Copy-on-write copies the row after the op has changed it, not before.
     LateCopyOnWrite,
+    /// A partial write goes in without the row of its counter in `pre_*`.
+    IgnorePreRow,
 }
 
 /// The bank's size: `counters` (1-64) counters of `counter_bits` (32-64) bits, the low part's
@@ -192,6 +194,7 @@ pub struct HybridBank {
     all32_fe: Constant<Bits<32>>,
     fault_drop: Constant<Bit>,
     fault_late: Constant<Bit>,
+    fault_pre: Constant<Bit>,
     ones_all: Constant<Bits<2>>,
     /// The high part's byte predicates of a zero row.
     fresh_h_all: Constant<Bit>,
@@ -225,8 +228,6 @@ pub struct HybridBank {
     s2_smraw: DFF<Bits<32>>,
     s2_shraw: DFF<Bits<32>>,
     s2_smsum: DFF<Bits<32>>,
-    s2_hinc: DFF<Bits<32>>,
-    s2_shinc: DFF<Bits<32>>,
     s2_mpred: DFF<Bit>,
     s2_spred: DFF<Bit>,
     s1_v: DFF<Bit>,
@@ -390,6 +391,7 @@ impl HybridBank {
             all32_fe: Constant::new(0xFFFF_FFFEu64.into()),
             fault_drop: Constant::new(fault == Some(BankFault::DropCarryService)),
             fault_late: Constant::new(fault == Some(BankFault::LateCopyOnWrite)),
+            fault_pre: Constant::new(fault == Some(BankFault::IgnorePreRow)),
             ones_all: Constant::new(3u64.into()),
             fresh_h_all: Constant::new(fresh_hx == 0xFFFF_FFFF),
             fresh_h_fe: Constant::new(fresh_hx == 0xFFFF_FFFE),
@@ -419,8 +421,6 @@ impl HybridBank {
             s2_smraw: Default::default(),
             s2_shraw: Default::default(),
             s2_smsum: Default::default(),
-            s2_hinc: Default::default(),
-            s2_shinc: Default::default(),
             s2_mpred: Default::default(),
             s2_spred: Default::default(),
             s1_v: Default::default(),
@@ -516,7 +516,7 @@ impl Logic for HybridBank {
             s2_hraw, s2_msum, s2_pend, s2_fresh, s2_lo, s2_h_all, s2_h_fe, q0_pre, s1_pre, s2_pre,
             pre_mid, pre_hi, pre_idx, pre_ok, s3_v, s3_idx, s3_flags, s2_cm, s2_wdata, s2_strb,
             q0_svr, q0_wlo_r, q0_wflag, s1_svr, s1_stale, s1_copy, s1_spend, s2_svr, s2_stale,
-            s2_copy, s2_spend, s2_smraw, s2_shraw, s2_smsum, s2_hinc, s2_shinc, s2_mpred, s2_spred
+            s2_copy, s2_spend, s2_smraw, s2_shraw, s2_smsum, s2_mpred, s2_spred
         );
         self.mid_ram.read_clock.next = self.clock.val();
         self.mid_ram.write_clock.next = self.clock.val();
@@ -581,8 +581,9 @@ impl Logic for HybridBank {
             (self.hi_base.val() & (!self.s2_bm.val())) | (self.s2_wdata.q.val() & self.s2_bm.val());
         self.hi_new.next = self.hi_base.val() & self.umask_hi.val();
         if self.s2_cm.q.val() {
-            // (cm implies a row that is not fresh: its raw high part plus one, added in s1.)
-            self.hi_new.next = self.s2_hinc.q.val() & self.umask_hi.val();
+            // (cm implies a row that is not fresh: the adder starts from the raw register, with
+            // no mux in front.)
+            self.hi_new.next = (self.s2_hraw.q.val() + 1) & self.umask_hi.val();
         }
         if self.s2_kind.q.val() == self.kind_write_hi.val() {
             self.hi_new.next = self.hi_merge.val() & self.umask_hi.val();
@@ -662,9 +663,9 @@ impl Logic for HybridBank {
             self.rd_lo.next = (self.smid_new.val() & self.umask_lo.val()) | self.s2_lo.q.val();
             self.rd_hi.next = self.sh_base.val() & self.umask_hi.val();
             if self.scm.val() {
-                self.rd_hi.next = self.s2_shinc.q.val() & self.umask_hi.val();
+                self.rd_hi.next = (self.s2_shraw.q.val() + 1) & self.umask_hi.val();
                 if self.s2_stale.q.val() {
-                    self.rd_hi.next = self.s2_hinc.q.val() & self.umask_hi.val();
+                    self.rd_hi.next = (self.s2_hraw.q.val() + 1) & self.umask_hi.val();
                 }
             }
         }
@@ -710,7 +711,8 @@ impl Logic for HybridBank {
         if self.op_hi.val() {
             self.op_partial.next = (self.umask_hi.val() & (!self.op_bm.val())).any();
         }
-        self.pre_hit.next = self.pre_ok.q.val() & (self.pre_idx.q.val() == self.op_idx.val());
+        self.pre_hit.next = (self.pre_ok.q.val() & (self.pre_idx.q.val() == self.op_idx.val()))
+            | self.fault_pre.val();
         // The written word's upper bits all ones: its bytes merged over the row `pre_*` (exact
         // for a partial write, which goes in only with `pre_hit`; unused by a write of every
         // byte). Registered with the issue: it fans out to every counter's flags.
@@ -911,9 +913,6 @@ impl Logic for HybridBank {
         self.s2_smraw.d.next = self.smid_rd.val();
         self.s2_shraw.d.next = self.shi_rd.val();
         self.s2_smsum.d.next = self.smid_rd.val() + self.pend_unit.val();
-        // The high parts plus one, ready for a carry out of the middle part in s2.
-        self.s2_hinc.d.next = self.hi_rd.val() + 1;
-        self.s2_shinc.d.next = self.shi_rd.val() + 1;
         self.s2_mpred.d.next = (self.mid_rd.val() | self.lmask.val()) == self.all32.val();
         self.s2_spred.d.next = (self.smid_rd.val() | self.lmask.val()) == self.all32.val();
 
