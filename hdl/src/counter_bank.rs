@@ -182,7 +182,7 @@ pub struct HybridBank {
     svr_hi_ram: RAM<Bits<32>, 6>,
     // Constants.
     lmask: Constant<Bits<32>>,
-    wrap_bit: Constant<Bits<32>>,
+    /// 1 << L: a carry out of the low part, as a bit of the sum and as an addend.
     pend_unit: Constant<Bits<32>>,
     umask_lo: Constant<Bits<32>>,
     umask_hi: Constant<Bits<32>>,
@@ -292,7 +292,6 @@ pub struct HybridBank {
     scm: Signal<Local, Bit>,
     nx_idx: Signal<Local, Bits<8>>,
     wr_held: Signal<Local, Bit>,
-    q0_bm: Signal<Local, Bits<32>>,
     q0_wlo: Signal<Local, Bits<32>>,
     op_bm: Signal<Local, Bits<32>>,
     wflags: Signal<Local, Bits<2>>,
@@ -377,7 +376,6 @@ impl HybridBank {
             svr_mid_ram: Default::default(),
             svr_hi_ram: Default::default(),
             lmask: Constant::new(lmask.into()),
-            wrap_bit: Constant::new((1u64 << shape.low_bits).into()),
             pend_unit: Constant::new((1u64 << shape.low_bits).into()),
             umask_lo: Constant::new((umask & 0xFFFF_FFFF).into()),
             umask_hi: Constant::new((umask >> 32).into()),
@@ -481,7 +479,6 @@ impl HybridBank {
             scm: Default::default(),
             nx_idx: Default::default(),
             wr_held: Default::default(),
-            q0_bm: Default::default(),
             q0_wlo: Default::default(),
             op_bm: Default::default(),
             wflags: Default::default(),
@@ -527,15 +524,9 @@ impl Logic for HybridBank {
         self.svr_hi_ram.read_clock.next = self.clock.val();
         self.svr_hi_ram.write_clock.next = self.clock.val();
 
-        // ---- q0: the op performed in this cycle. A write's byte mask, its low-part bits, and
-        // the "all ones" flags of the bytes it writes (its other bytes keep theirs: the arbiter
-        // only lets a write in with no carry pending, so those flags are exact).
-        self.q0_bm.next = 0.into();
-        for k in 0..4 {
-            if self.q0_strb.q.val().get_bit(k) {
-                self.q0_bm.next = self.q0_bm.val() | self.byte_mask[k].val();
-            }
-        }
+        // ---- q0: the op performed in this cycle. A write's low-part bits and the "all ones"
+        // flag of its word (the other word's flag is kept: the arbiter lets a write in only
+        // with no carry pending, so that flag is exact).
         // The low-part bits a write replaces: registered with the op (it fans out to every
         // counter's low part).
         self.q0_wlo.next = self.q0_wlo_r.q.val();
@@ -792,7 +783,7 @@ impl Logic for HybridBank {
             self.lo_now.next = self.lo[n].q.val();
             self.sum.next = self.lo_now.val() + bit_cast::<32, 4>(self.inc_now.val());
             // A write's edge adds nothing (10.5.2.1), so it cannot wrap.
-            self.wrap.next = (self.sum.val() & self.wrap_bit.val()).any() & (!self.is_wr.val());
+            self.wrap.next = (self.sum.val() & self.pend_unit.val()).any() & (!self.is_wr.val());
             self.lo_nx.next = self.sum.val() & self.lmask.val();
             // The flags an older op of this counter writes back at this edge are the base a
             // write merges into (the two can meet at one edge).

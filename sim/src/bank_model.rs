@@ -187,7 +187,7 @@ mod tests {
         assert_eq!(m.edge(&[1, 1], Some(&svr), true), (0, Some(0)));
         assert_eq!((m.shadow(0), m.shadow(1)), (4, 5));
         assert_eq!(m.edge(&[1, 1], Some(&svr), false), (0, Some(5)));
-        assert_eq!(m.value(1), 7);
+        assert_eq!(m.value(1), 6);
         m.reset();
         assert_eq!((m.value(1), m.shadow(1)), (0, 0));
     }
