@@ -11,8 +11,9 @@
 //! and `EarlyFilterDecode`: an EVTYPER/SMR write decoded never, or an edge early (issue 11).
 //! `WriteCountsEvents`: a written counter adding its write edge's events (issue 11's setup-edge
 //! match clear forgotten). Each must show as a mismatch within 10^5 cycles on every
-//! configuration where it can happen; the cycle and the seed are printed (`PMCG_SEED` reproduces; `PMCG_FAULT_SEEDS=N` runs N consecutive seeds per
-//! configuration and prints the slowest detection, to measure how fast).
+//! configuration where it can happen; the cycle and the seed are printed (`PMCG_SEED`
+//! reproduces; `PMCG_FAULT_SEEDS=N` runs N consecutive seeds per configuration and prints the
+//! slowest detection, to measure how fast).
 
 mod common;
 

@@ -14,8 +14,9 @@
 //!   is two stages), else 1; PSLVERR = 0 (every location is RAZ/WI, RO or RW)
 //! ```
 //! The request is registered at the setup edge, so nothing downstream of this block depends on a
-//! live bus input other than the address decoder and the counters' match-register clear: APB4 keeps PADDR, PWRITE, PWDATA, PSTRB and PPROT stable from setup to access,
-//! and an access cycle always follows a setup cycle. A write takes effect at the edge that ends its
+//! live bus input other than the address decoder and the counters' match-register clear: APB4
+//! keeps PADDR, PWRITE, PWDATA, PSTRB and PPROT stable from setup to access, and an access cycle
+//! always follows a setup cycle. A write takes effect at the edge that ends its
 //! access cycle (no wait state). A read is performed in its first access cycle (the register file
 //! registers its first read-mux stage at that edge) and completes in the second, with PREADY = 1
 //! and PRDATA valid (docs/behaviour.md "APB4 completer").

@@ -213,6 +213,8 @@ pub struct HybridBank {
     q0_wdata: DFF<Bits<32>>,
     q0_strb: DFF<Bits<4>>,
     q0_svr: DFF<Bit>,
+    /// The low-part bits a write replaces, registered with the op (they fan out to every
+    /// counter's low part).
     q0_wlo_r: DFF<Bits<32>>,
     q0_wflag: DFF<Bit>,
     s1_svr: DFF<Bit>,
@@ -292,7 +294,6 @@ pub struct HybridBank {
     scm: Signal<Local, Bit>,
     nx_idx: Signal<Local, Bits<8>>,
     wr_held: Signal<Local, Bit>,
-    q0_wlo: Signal<Local, Bits<32>>,
     op_bm: Signal<Local, Bits<32>>,
     wflags: Signal<Local, Bits<2>>,
     wfmask: Signal<Local, Bits<2>>,
@@ -479,7 +480,6 @@ impl HybridBank {
             scm: Default::default(),
             nx_idx: Default::default(),
             wr_held: Default::default(),
-            q0_wlo: Default::default(),
             op_bm: Default::default(),
             wflags: Default::default(),
             wfmask: Default::default(),
@@ -524,13 +524,9 @@ impl Logic for HybridBank {
         self.svr_hi_ram.read_clock.next = self.clock.val();
         self.svr_hi_ram.write_clock.next = self.clock.val();
 
-        // ---- q0: the op performed in this cycle. A write's low-part bits and the "all ones"
-        // flag of its word (the other word's flag is kept: the arbiter lets a write in only
-        // with no carry pending, so that flag is exact).
-        // The low-part bits a write replaces: registered with the op (it fans out to every
-        // counter's low part).
-        self.q0_wlo.next = self.q0_wlo_r.q.val();
-        // The flag of the word a write replaces (computed with the op's issue, `q0_wflag`).
+        // ---- q0: the op performed in this cycle. The "all ones" flag of the word a write
+        // replaces (computed with the op's issue, `q0_wflag`; the other word's flag is kept:
+        // the arbiter lets a write in only with no carry pending, so that flag is exact).
         self.wfmask.next = self.flag_m.val();
         if self.q0_kind.q.val().get_bit(0) {
             self.wfmask.next = self.flag_h.val();
@@ -795,8 +791,8 @@ impl Logic for HybridBank {
             if self.is_wr.val() {
                 self.lo_nx.next = self.lo_now.val();
                 if !self.q0_kind.q.val().get_bit(0) {
-                    self.lo_nx.next = (self.lo_now.val() & (!self.q0_wlo.val()))
-                        | (self.q0_wdata.q.val() & self.q0_wlo.val());
+                    self.lo_nx.next = (self.lo_now.val() & (!self.q0_wlo_r.q.val()))
+                        | (self.q0_wdata.q.val() & self.q0_wlo_r.q.val());
                 }
                 self.ones[n].d.next = (self.fbase.val() & (!self.wfmask.val()))
                     | (self.wflags.val() & self.wfmask.val());

@@ -16,8 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
 use std::path::Path;
 
-/// The Verilog module name of the bank when emitted alone.
-pub const BANK_TOP: &str = "pmcg_hybrid_bank";
+use pmcg_synth::bank::BANK_TOP;
 
 /// The inputs of one cycle.
 #[derive(Clone, Debug)]

@@ -11,38 +11,39 @@ use crate::flow::{files, FlowError};
 use pmcg_hdl::counter_bank::{BankShape, HybridBank};
 use std::path::Path;
 
-const BANK_TOP: &str = "pmcg_hybrid_bank";
+/// The bank's Verilog module name when emitted alone.
+pub const BANK_TOP: &str = "pmcg_hybrid_bank";
 
-/// The harness around the bank (module `pmcg_harness`, the flow's top), and how many
-/// flip-flops it adds.
+/// The harness around the bank (module `pmcg_harness`, the flow's top; `flow`'s shift-register
+/// harness), and how many flip-flops it adds.
 pub fn harness_verilog(shape: &BankShape) -> (String, u64) {
-    let n = shape.counters;
-    let n_in = 1 + 1 + 1 + 1 + 8 + 32 + 4 + 2 + 4 * n;
-    let n_out = 64 + 1 + 1 + 32 + 32;
-    let mut v = crate::spdx_line("//");
-    v.push_str("// Resource harness of the hybrid counter bank: three pins.\n");
-    v.push_str("module pmcg_harness(input wire PCLK, input wire SIN, output reg SOUT);\n");
-    v.push_str(&format!(
-        "    reg [{}:0] sh;\n    reg [{}:0] oq;\n    wire [63:0] ovf;\n    wire acc, rv;\n    wire [31:0] rl, rh;\n",
-        n_in - 1,
-        n_out - 1
-    ));
-    v.push_str(&format!(
-        "    always @(posedge PCLK) begin\n        sh <= {{sh[{}:0], SIN}};\n        oq <= {{ovf, acc, rv, rl, rh}};\n        SOUT <= ^oq;\n    end\n",
-        n_in - 2
-    ));
-    v.push_str(&format!(
-        "    {BANK_TOP} dut (\n        .clock(PCLK), .rst(sh[0]), .op_valid(sh[1]), .op_write(sh[2]), .op_hi(sh[3]),\n        .op_idx(sh[11:4]), .op_wdata(sh[43:12]), .op_strb(sh[47:44]),\n        .op_svr(sh[48]), .capture(sh[49])"
-    ));
-    for i in 0..n {
-        v.push_str(&format!(
-            ",\n        .inc${i}(sh[{}:{}])",
-            50 + 4 * i + 3,
-            50 + 4 * i
-        ));
-    }
-    v.push_str(",\n        .ovf(ovf), .op_accept(acc), .rd_valid(rv), .rd_lo(rl), .rd_hi(rh)\n    );\nendmodule\n");
-    (v, (n_in + n_out + 1) as u64)
+    let port = |name: &str, width: u32| (name.to_string(), width);
+    let mut ins = vec![
+        port("rst", 1),
+        port("op_valid", 1),
+        port("op_write", 1),
+        port("op_hi", 1),
+        port("op_idx", 8),
+        port("op_wdata", 32),
+        port("op_strb", 4),
+        port("op_svr", 1),
+        port("capture", 1),
+    ];
+    ins.extend((0..shape.counters).map(|i| (format!("inc${i}"), 4)));
+    let outs = [
+        port("ovf", 64),
+        port("op_accept", 1),
+        port("rd_valid", 1),
+        port("rd_lo", 32),
+        port("rd_hi", 32),
+    ];
+    crate::flow::shift_register_harness(
+        "every bank input from a shift register, every output observed",
+        BANK_TOP,
+        "clock",
+        &ins,
+        &outs,
+    )
 }
 
 /// Writes the bank's Verilog and harness into `work` (created) and runs Yosys there.
@@ -78,7 +79,8 @@ mod tests {
         };
         let (v, ffs) = harness_verilog(&shape);
         assert!(v.contains(".inc$0(sh[53:50])") && v.contains(".inc$2(sh[61:58])"));
-        assert!(v.contains("reg [61:0] sh;") && v.contains(".capture(sh[49])"));
+        assert!(v.contains("reg [61:0] sh;") && v.contains(".capture(sh[49:49])"));
+        assert!(v.contains("pmcg_hybrid_bank dut (\n        .clock(PCLK)"));
         assert_eq!(ffs, 62 + 130 + 1);
     }
 }

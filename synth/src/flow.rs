@@ -250,12 +250,37 @@ pub fn harness_verilog(cfg: &PmcgConfig) -> (String, u64) {
     let ins: Vec<_> = ports
         .iter()
         .filter(|p| p.dir == Dir::In && p.name != "PCLK")
+        .map(|p| (p.name.to_string(), p.width))
         .collect();
-    let outs: Vec<_> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
-    let n_in: u32 = ins.iter().map(|p| p.width).sum();
-    let n_out: u32 = outs.iter().map(|p| p.width).sum();
+    let outs: Vec<_> = ports
+        .iter()
+        .filter(|p| p.dir == Dir::Out)
+        .map(|p| (p.name.to_string(), p.width))
+        .collect();
+    shift_register_harness(
+        "every PMCG input from a shift register, every output observed",
+        DEFAULT_TOP,
+        "PCLK",
+        &ins,
+        &outs,
+    )
+}
+
+/// A three-pin harness (module `pmcg_harness`: PCLK, SIN, SOUT) around module `dut_module`,
+/// whose clock port is `clock_port`: every input in `ins` (name, width) from one shift register
+/// fed by SIN, every output in `outs` registered and XOR-reduced to SOUT. Returns the Verilog and
+/// how many flip-flops the harness adds.
+pub fn shift_register_harness(
+    what: &str,
+    dut_module: &str,
+    clock_port: &str,
+    ins: &[(String, u32)],
+    outs: &[(String, u32)],
+) -> (String, u64) {
+    let n_in: u32 = ins.iter().map(|p| p.1).sum();
+    let n_out: u32 = outs.iter().map(|p| p.1).sum();
     let mut v = crate::spdx_line("//");
-    v.push_str("// Resource harness: three pins, every PMCG input from a shift register, every output observed.\n");
+    v.push_str(&format!("// Resource harness: three pins, {what}.\n"));
     v.push_str("module pmcg_harness(input wire PCLK, input wire SIN, output reg SOUT);\n");
     v.push_str(&format!(
         "    reg [{}:0] sh;\n    wire [{}:0] outs;\n    reg [{}:0] oq;\n",
@@ -264,26 +289,28 @@ pub fn harness_verilog(cfg: &PmcgConfig) -> (String, u64) {
         n_out - 1
     ));
     v.push_str(&format!("    always @(posedge PCLK) begin\n        sh <= {{sh[{}:0], SIN}};\n        oq <= outs;\n        SOUT <= ^oq;\n    end\n", n_in - 2));
-    v.push_str(&format!("    {DEFAULT_TOP} dut (\n        .PCLK(PCLK)"));
+    v.push_str(&format!(
+        "    {dut_module} dut (\n        .{clock_port}(PCLK)"
+    ));
     let mut bit = 0;
-    for p in ins {
+    for (name, width) in ins {
         v.push_str(&format!(
             ",\n        .{}(sh[{}:{}])",
-            p.name,
-            bit + p.width - 1,
+            name,
+            bit + width - 1,
             bit
         ));
-        bit += p.width;
+        bit += width;
     }
     let mut bit = 0;
-    for p in outs {
+    for (name, width) in outs {
         v.push_str(&format!(
             ",\n        .{}(outs[{}:{}])",
-            p.name,
-            bit + p.width - 1,
+            name,
+            bit + width - 1,
             bit
         ));
-        bit += p.width;
+        bit += width;
     }
     v.push_str("\n    );\nendmodule\n");
     (v, (n_in + n_out + 1) as u64)
