@@ -1,10 +1,13 @@
 //! `RegFile`: the PMCG register file and counter bank control, behind a generic register request
 //! (it never sees APB) in the request's access cycle. Every input is a register (the APB setup
 //! registers, the match stage, the capture-request and reset registers, the MSI master's state),
-//! except the live PADDR, which only its address decoder's setup-cycle registers see.
+//! except the live PADDR and setup strobes, which only its child blocks see: the address
+//! decoder's setup-cycle registers and the match registers' write skip (so this kernel reads
+//! registers only, and Verilator does not rerun it when an APB input changes).
 //!
 //! ```text
 //!   PADDR (live) ──► AddrDecode (decode.rs): one-hot hits and element selects, registered
+//!   PADDR, setup strobes, live decode ──► MatchRegs (match_regs.rs): c_match[n]
 //!   req_rd/req_wr/req_wdata/req_strb/req_ns/req_root (registered at the setup edge)
 //!        │ (masks, resets: Constants from the register map)
 //!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
@@ -17,7 +20,7 @@
 //!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
 //!        ──► accepted security states, key compare ──► match count ──► c_match[n] (register)
 //!
-//!   c_match[n] := a write to counter n set up in this cycle (live decode) ? 0
+//!   c_match[n] := a write to counter n set up in this cycle (live decode, MatchRegs) ? 0
 //!                 : event 0 after this edge ? (CR.E & CNTEN[n] after this edge ? 1 : 0)
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
@@ -43,6 +46,7 @@
 use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
+use crate::match_regs::MatchRegs;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
@@ -107,9 +111,12 @@ pub struct RegFile {
     c_evtyper: Vec<DFF<Bits<32>>>,
     c_smr: Vec<DFF<Bits<32>>>,
     c_sel: Vec<DFF<Bits<7>>>,
-    /// Counter n's match register: the lanes matched in the previous cycle, added at this edge
-    /// (no path runs from a lane through the filter compare into the adder in one cycle).
-    c_match: Vec<DFF<Bits<4>>>,
+    /// The counters' match registers (match_regs.rs): the lanes matched in the previous cycle,
+    /// added at this edge (no path runs from a lane through the filter compare into the adder
+    /// in one cycle); a counter write set up in this cycle clears its counter's there.
+    mreg: MatchRegs,
+    /// Counter n's match for the next edge, before a set-up write's skip.
+    match_nx: Signal<Local, Bits<4>>,
     hi_max_less_one: Constant<Bits<32>>,
     /// Per counter: writable bits of EVTYPERn and SMRn, and reset values (register map).
     evtyper_wmask: Vec<Constant<Bits<32>>>,
@@ -233,10 +240,6 @@ pub struct RegFile {
     /// A high-word write's word and byte mask (the paired write's whole H + c).
     hi_wword: Signal<Local, Bits<32>>,
     hi_wmask: Signal<Local, Bits<32>>,
-    /// The write set up in this cycle pairs with the open low write, and it replaces an EVCNTR
-    /// word of the counter `dec.evc_sel_now` selects (unpaired, not blocked by SCR.NSRA).
-    pair_now: Signal<Local, Bit>,
-    wskip_now: Signal<Local, Bit>,
     pair_h: Signal<Local, Bits<32>>,
     pair_c: Signal<Local, Bits<32>>,
     pair_hi: Signal<Local, Bits<32>>,
@@ -550,6 +553,8 @@ impl RegFile {
         let efield = |name| c32(map.field_mask(RegId::Evtyper(0), name));
         let rootcr_field = |name| c32(map.field_mask(RegId::Rootcr, name));
         let evc_stride: u64 = if cfg.wide_counters() { 8 } else { 4 };
+        // The address bits naming an EVCNTR word relative to the array (both words of a pair).
+        let evc_rel_mask = (map.array_extent(RegId::Evcntr(0)) as u64 - 1) & !(evc_stride - 1);
         // The element selects and their checks (EVTYPERn/SMRn and EVCNTRn/SVRn share address
         // bits) are the address decoder's (decode.rs).
         RegFile {
@@ -644,8 +649,6 @@ impl RegFile {
             paddr: Default::default(),
             setup_wr_now: Default::default(),
             setup_ns_now: Default::default(),
-            pair_now: Default::default(),
-            wskip_now: Default::default(),
             fd_sel: Default::default(),
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
@@ -667,7 +670,8 @@ impl RegFile {
             c_evtyper: (0..n).map(|_| Default::default()).collect(),
             c_smr: (0..n).map(|_| Default::default()).collect(),
             c_sel: (0..n).map(|_| Default::default()).collect(),
-            c_match: (0..n).map(|_| Default::default()).collect(),
+            mreg: MatchRegs::new(n, cfg.secure, evc_rel_mask as u32),
+            match_nx: Default::default(),
             hi_max_less_one: c32(((cfg.counter_mask() >> 32) as u32).wrapping_sub(1) as u64),
             evtyper_wmask: (0..cfg.counters)
                 .map(|i| c32(wmask(RegId::Evtyper(i))))
@@ -743,7 +747,7 @@ impl RegFile {
             cfg0_hi_wmask: c32(wmask(RegId::IrqCfg0) >> 32),
             cfg1_wmask: c32(wmask(RegId::IrqCfg1)),
             cfg2_wmask: c32(wmask(RegId::IrqCfg2)),
-            evc_rel_mask: c32((map.array_extent(RegId::Evcntr(0)) as u64 - 1) & !(evc_stride - 1)),
+            evc_rel_mask: c32(evc_rel_mask),
             event_mask: c32(event_field.mask()),
             lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
             lane_ev_sel: (0..lane_ids.len())
@@ -987,19 +991,21 @@ impl Logic for RegFile {
             self.pair_open.d.next = false;
         }
         // A counter write skips the events of its access edge (docs/behaviour.md): its match
-        // register is cleared at the setup edge, from the live decode, so the write's edge adds
-        // 0 and the written bytes merge into the adder's output (the old value) in the
-        // counter's own D logic, with no gate in front of its adder. Nothing the decision reads
-        // changes at the setup edge (SCR and the pair registers change only at access edges;
-        // a reset edge clears the match register anyway).
-        self.pair_now.next = self.pair_open.q.val()
-            & ((self.paddr.val() & self.evc_rel_mask.val()) == self.pair_key.q.val());
-        self.wskip_now.next = self.setup_wr_now.val()
-            & (!(self.secure_impl.val()
-                & self.setup_ns_now.val()
-                & (!(self.scr.q.val() & self.scr_nsra_mask.val()).any())))
-            & self.dec.evc_in_now.val()
-            & ((!self.dec.hiword_now.val()) | (!self.pair_now.val()));
+        // register is cleared at the setup edge, from the live decode, in MatchRegs (so this
+        // kernel reads no live input), and the written bytes merge into the adder's output (the
+        // old value) in the counter's own D logic, with no gate in front of its adder. Nothing
+        // the decision reads changes at the setup edge (SCR and the pair registers change only
+        // at access edges; a reset edge clears the match register anyway).
+        self.mreg.clock.next = self.clock.val();
+        self.mreg.setup_wr_now.next = self.setup_wr_now.val();
+        self.mreg.setup_ns_now.next = self.setup_ns_now.val();
+        self.mreg.evc_in_now.next = self.dec.evc_in_now.val();
+        self.mreg.hiword_now.next = self.dec.hiword_now.val();
+        self.mreg.evc_sel_now.next = self.dec.evc_sel_now.val();
+        self.mreg.paddr.next = self.paddr.val();
+        self.mreg.pair_open.next = self.pair_open.q.val();
+        self.mreg.pair_key.next = self.pair_key.q.val();
+        self.mreg.nsra.next = (self.scr.q.val() & self.scr_nsra_mask.val()).any();
         // EVTYPER and SMR write data, merged per PSTRB with the addressed register, and the
         // event decode of the EVTYPER value: cycle event, a lane event bit, or unsupported.
         self.evt_merged.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
@@ -1189,7 +1195,6 @@ impl Logic for RegFile {
             self.c_evtyper[n].clock.next = self.clock.val();
             self.c_smr[n].clock.next = self.clock.val();
             self.c_sel[n].clock.next = self.clock.val();
-            self.c_match[n].clock.next = self.clock.val();
             self.c_evtyper[n].d.next = self.c_evtyper[n].q.val();
             self.c_smr[n].d.next = self.c_smr[n].q.val();
             // The counter's event decode (`event_sel` layout).
@@ -1338,25 +1343,23 @@ impl Logic for RegFile {
                 self.sel_nx.next = self.sel_reset[n].val();
             }
             self.c_sel[n].d.next = self.sel_nx.val();
-            self.c_match[n].d.next = 0.into();
+            self.match_nx.next = 0.into();
             if self.ctr_en.val() {
-                self.c_match[n].d.next = self.m_sum.val();
+                self.match_nx.next = self.m_sum.val();
             }
             // Event 0 in the next cycle: its increment is 1 when the counter is enabled in that
             // cycle (the enables after this edge); the match of this cycle is dropped.
             if self.sel_nx.val().get_bit(6) {
-                self.c_match[n].d.next = 0.into();
+                self.match_nx.next = 0.into();
                 if self.cr_e_nx.val() & self.cnten_nx.val().get_bit(n) {
-                    self.c_match[n].d.next = self.one.val();
+                    self.match_nx.next = self.one.val();
                 }
             }
-            if self.wskip_now.val() & self.dec.evc_sel_now.val().get_bit(n) {
-                self.c_match[n].d.next = 0.into();
-            }
             if self.rst.val() {
-                self.c_match[n].d.next = 0.into();
+                self.match_nx.next = 0.into();
             }
-            self.count.next = self.c_match[n].q.val();
+            self.mreg.d[n].next = self.match_nx.val();
+            self.count.next = self.mreg.q[n].val();
             // Filter registers: loaded with the decode of the EVTYPER/SMR write. The global
             // filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every counter.
             self.f_care[n].clock.next = self.clock.val();
