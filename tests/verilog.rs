@@ -93,11 +93,13 @@ fn allowed_warning(line: &str) -> bool {
         // and SH, one export bit per counter) or none (the MSI and capture outputs of a
         // configuration without them). dec$evc_sel / dec$arr_sel / dec$evc_sel_now: the address
         // decoder's 64-bit one-hot element selects (registered, and the live one the counters'
-        // setup-edge match clear reads), of which a configuration uses one bit per counter.
+        // setup-edge match clear reads), of which a configuration uses one bit per counter;
+        // evc_sel_now again as the match registers' input port (match_regs.rs).
         "UNUSEDSIGNAL" => {
             line.contains("'pprot'[2,0]")
                 || line.contains("of signal are not used: 'dec$evc_sel'[63:")
                 || line.contains("of signal are not used: 'dec$evc_sel_now'[63:")
+                || line.contains("of signal are not used: 'evc_sel_now'[63:")
                 || line.contains("of signal are not used: 'dec$arr_sel'[63:")
                 || line.contains("'bresp'[0]")
                 || line.contains("of signal are not used: 'core_")

@@ -8,6 +8,9 @@
 //! ```text
 //!   PADDR (live) ──► AddrDecode (decode.rs): one-hot hits and element selects, registered
 //!   PADDR, setup strobes, live decode ──► MatchRegs (match_regs.rs): c_match[n]
+//!   PADDR[7:2] (live) ──► EVTYPER and SMR block RAMs (readback copies: read at the setup edge,
+//!        written at the access edge; *_fresh[n]: the reset value until written) ──► PSTRB
+//!        merge, read mux
 //!   req_rd/req_wr/req_wdata/req_strb/req_ns/req_root (registered at the setup edge)
 //!        │ (masks, resets: Constants from the register map)
 //!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
@@ -50,6 +53,9 @@ use crate::match_regs::MatchRegs;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap};
 use rust_hdl::prelude::*;
+
+/// Address bits of EVTYPER's readback block RAM (64 words: the largest configuration).
+pub const EVTYPER_RAM_IDX_BITS: usize = 6;
 
 #[derive(LogicBlock)]
 pub struct RegFile {
@@ -108,7 +114,27 @@ pub struct RegFile {
     c_lo: Vec<DFF<Bits<32>>>,
     c_hi: Vec<DFF<Bits<32>>>,
     c_pend: Vec<DFF<Bit>>,
-    c_evtyper: Vec<DFF<Bits<32>>>,
+    /// EVTYPERn's readback storage (block RAM; EVTYPER_RAM_IDX_BITS address bits): nothing on
+    /// the event path reads it (the event decode and filter registers take a written value
+    /// from the write itself), so its bits cost no flip-flops. Read with the live PADDR's index
+    /// at the setup edge, so the value is there in the access cycle (no extra wait state);
+    /// written at the access edge. `evt_fresh[n]`: EVTYPERn has not been written since reset
+    /// (block RAM has no reset: a read returns the register map's reset value).
+    evt_ram: RAM<Bits<32>, EVTYPER_RAM_IDX_BITS>,
+    evt_fresh: Vec<DFF<Bit>>,
+    /// SMRn's readback copy, the same way (the match side keeps `c_smr`; the copy only spares
+    /// the read mux and the PSTRB merge an AND-OR over every SMR, a critical path at 16x32).
+    smr_ram: RAM<Bits<32>, EVTYPER_RAM_IDX_BITS>,
+    smr_fresh: Vec<DFF<Bit>>,
+    sel_smr_reset: Signal<Local, Bits<32>>,
+    sel_smr_wmask: Signal<Local, Bits<32>>,
+    sel_smr_fresh: Signal<Local, Bit>,
+    /// EVTYPERn.OVFCAP stays in a flip-flop: the overflow capture reads it every cycle.
+    c_ovfcap: Vec<DFF<Bit>>,
+    /// The addressed EVTYPER's reset value and write mask (AND-OR over the element selects).
+    sel_evt_reset: Signal<Local, Bits<32>>,
+    sel_evt_wmask: Signal<Local, Bits<32>>,
+    sel_evt_fresh: Signal<Local, Bit>,
     c_smr: Vec<DFF<Bits<32>>>,
     c_sel: Vec<DFF<Bits<7>>>,
     /// The counters' match registers (match_regs.rs): the lanes matched in the previous cycle,
@@ -556,7 +582,19 @@ impl RegFile {
         // The address bits naming an EVCNTR word relative to the array (both words of a pair).
         let evc_rel_mask = (map.array_extent(RegId::Evcntr(0)) as u64 - 1) & !(evc_stride - 1);
         // The element selects and their checks (EVTYPERn/SMRn and EVCNTRn/SVRn share address
-        // bits) are the address decoder's (decode.rs).
+        // bits) are the address decoder's (decode.rs). EVTYPER's block RAM takes its index from
+        // PADDR[7:2].
+        for i in 0..cfg.counters {
+            for id in [RegId::Evtyper(i), RegId::Smr(i)] {
+                if let Some(r) = map.get(id) {
+                    assert_eq!(
+                        (r.addr >> 2) & ((1 << EVTYPER_RAM_IDX_BITS) - 1),
+                        i,
+                        "{id:?}'s word address bits [7:2] must be its index"
+                    );
+                }
+            }
+        }
         RegFile {
             clock: Default::default(),
             rst: Default::default(),
@@ -667,7 +705,17 @@ impl RegFile {
             c_lo: (0..n).map(|_| Default::default()).collect(),
             c_hi: (0..n).map(|_| Default::default()).collect(),
             c_pend: (0..n).map(|_| Default::default()).collect(),
-            c_evtyper: (0..n).map(|_| Default::default()).collect(),
+            evt_ram: Default::default(),
+            evt_fresh: (0..n).map(|_| Default::default()).collect(),
+            smr_ram: Default::default(),
+            smr_fresh: (0..n).map(|_| Default::default()).collect(),
+            sel_smr_reset: Default::default(),
+            sel_smr_wmask: Default::default(),
+            sel_smr_fresh: Default::default(),
+            c_ovfcap: (0..n).map(|_| Default::default()).collect(),
+            sel_evt_reset: Default::default(),
+            sel_evt_wmask: Default::default(),
+            sel_evt_fresh: Default::default(),
             c_smr: (0..n).map(|_| Default::default()).collect(),
             c_sel: (0..n).map(|_| Default::default()).collect(),
             mreg: MatchRegs::new(n, cfg.secure, evc_rel_mask as u32),
@@ -876,6 +924,14 @@ impl Logic for RegFile {
         // ---- Request decode -------------------------------------------------------------
         self.dec.clock.next = self.clock.val();
         self.dec.paddr.next = self.paddr.val();
+        // EVTYPER readback storage: read at every edge with the live PADDR's element index
+        // (bits [7:2], checked in `new`), so a transfer's access cycle has its word.
+        self.evt_ram.read_clock.next = self.clock.val();
+        self.evt_ram.write_clock.next = self.clock.val();
+        self.evt_ram.read_address.next = self.paddr.val().get_bits::<6>(2);
+        self.smr_ram.read_clock.next = self.clock.val();
+        self.smr_ram.write_clock.next = self.clock.val();
+        self.smr_ram.read_address.next = self.paddr.val().get_bits::<6>(2);
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
         self.at_scr.next = self.dec.scr.val();
         // 10.6 / SCR.NSRA: with Secure state, NSRA = 0 makes every Non-secure access RAZ/WI.
@@ -918,8 +974,12 @@ impl Logic for RegFile {
         self.sel_lo.next = 0.into();
         self.sel_hi.next = 0.into();
         self.sel_pend.next = false;
-        self.sel_evtyper.next = 0.into();
-        self.sel_smr.next = 0.into();
+        self.sel_evt_reset.next = 0.into();
+        self.sel_evt_wmask.next = 0.into();
+        self.sel_evt_fresh.next = false;
+        self.sel_smr_reset.next = 0.into();
+        self.sel_smr_wmask.next = 0.into();
+        self.sel_smr_fresh.next = false;
         self.sel_slo.next = 0.into();
         self.sel_shi.next = 0.into();
         self.sel_spend.next = false;
@@ -942,9 +1002,28 @@ impl Logic for RegFile {
             self.sel_shi.next = self.sel_shi.val() | (self.s_hi[n].q.val() & self.m_evc.val());
             self.sel_spend.next =
                 self.sel_spend.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
-            self.sel_evtyper.next =
-                self.sel_evtyper.val() | (self.c_evtyper[n].q.val() & self.m_arr.val());
-            self.sel_smr.next = self.sel_smr.val() | (self.c_smr[n].q.val() & self.m_arr.val());
+            self.sel_evt_reset.next =
+                self.sel_evt_reset.val() | (self.evtyper_reset[n].val() & self.m_arr.val());
+            self.sel_evt_wmask.next =
+                self.sel_evt_wmask.val() | (self.evtyper_wmask[n].val() & self.m_arr.val());
+            self.sel_evt_fresh.next = self.sel_evt_fresh.val()
+                | (self.evt_fresh[n].q.val() & self.dec.arr_sel.val().get_bit(n));
+            self.sel_smr_reset.next =
+                self.sel_smr_reset.val() | (self.smr_reset[n].val() & self.m_arr.val());
+            self.sel_smr_wmask.next =
+                self.sel_smr_wmask.val() | (self.smr_wmask[n].val() & self.m_arr.val());
+            self.sel_smr_fresh.next = self.sel_smr_fresh.val()
+                | (self.smr_fresh[n].q.val() & self.dec.arr_sel.val().get_bit(n));
+        }
+        // The addressed EVTYPER: the block RAM's word (read at the setup edge), or its reset
+        // value when it has not been written since reset.
+        self.sel_evtyper.next = self.evt_ram.read_data.val();
+        if self.sel_evt_fresh.val() {
+            self.sel_evtyper.next = self.sel_evt_reset.val();
+        }
+        self.sel_smr.next = self.smr_ram.read_data.val();
+        if self.sel_smr_fresh.val() {
+            self.sel_smr.next = self.sel_smr_reset.val();
         }
         self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
         self.shi_eff.next = (self.sel_shi.val() + self.sel_spend.val()) & self.hi_max.val();
@@ -1009,6 +1088,9 @@ impl Logic for RegFile {
         // EVTYPER and SMR write data, merged per PSTRB with the addressed register, and the
         // event decode of the EVTYPER value: cycle event, a lane event bit, or unsupported.
         self.evt_merged.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
+        self.evt_ram.write_address.next = self.req_addr.val().get_bits::<6>(2);
+        self.evt_ram.write_data.next = self.evt_merged.val() & self.sel_evt_wmask.val();
+        self.evt_ram.write_enable.next = self.wr_ok.val() & self.evt_in.val();
         // The event decode of the registered EVTYPER value (loaded one edge after the write).
         self.dec_sel.next = 0.into();
         if (self.fd_evt.q.val() & self.event_mask.val()) == 0 {
@@ -1020,6 +1102,9 @@ impl Logic for RegFile {
             }
         }
         self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
+        self.smr_ram.write_address.next = self.req_addr.val().get_bits::<6>(2);
+        self.smr_ram.write_data.next = self.smr_merged.val() & self.sel_smr_wmask.val();
+        self.smr_ram.write_enable.next = self.wr_ok.val() & self.smr_in.val();
         // ---- Filter decode (10.4): the (CARE, mode) of the counter written at the
         // previous edge, from its registered EVTYPER and SMR (`fd_*`).
         self.filt_evt.next = self.fd_evt.q.val();
@@ -1192,10 +1277,14 @@ impl Logic for RegFile {
             self.c_lo[n].clock.next = self.clock.val();
             self.c_hi[n].clock.next = self.clock.val();
             self.c_pend[n].clock.next = self.clock.val();
-            self.c_evtyper[n].clock.next = self.clock.val();
+            self.evt_fresh[n].clock.next = self.clock.val();
+            self.smr_fresh[n].clock.next = self.clock.val();
+            self.c_ovfcap[n].clock.next = self.clock.val();
             self.c_smr[n].clock.next = self.clock.val();
             self.c_sel[n].clock.next = self.clock.val();
-            self.c_evtyper[n].d.next = self.c_evtyper[n].q.val();
+            self.evt_fresh[n].d.next = self.evt_fresh[n].q.val();
+            self.smr_fresh[n].d.next = self.smr_fresh[n].q.val();
+            self.c_ovfcap[n].d.next = self.c_ovfcap[n].q.val();
             self.c_smr[n].d.next = self.c_smr[n].q.val();
             // The counter's event decode (`event_sel` layout).
             // (bit_cast of a loop-indexed value breaks rust-hdl's Verilog generation: copy first.)
@@ -1440,8 +1529,14 @@ impl Logic for RegFile {
                         (self.carry.val() & self.pair_at_max.val()) | self.pair_wrap.val();
                 }
             }
+            if self.wr_ok.val() & self.smr_in.val() & self.dec.arr_sel.val().get_bit(n) {
+                self.smr_fresh[n].d.next = false;
+            }
             if self.wr_evt.val() {
-                self.c_evtyper[n].d.next = self.evt_merged.val() & self.evtyper_wmask[n].val();
+                self.evt_fresh[n].d.next = false;
+                self.c_ovfcap[n].d.next =
+                    (self.evt_merged.val() & self.evtyper_wmask[n].val() & self.ovfcap_mask.val())
+                        .any();
             }
             // SMRn takes an SMR write one edge after its access, with the filter decode: no read
             // sees the difference (the next access is set up after the write's access cycle),
@@ -1455,15 +1550,17 @@ impl Logic for RegFile {
                 self.lo_next.next = self.lo_reset[n].val();
                 self.c_hi[n].d.next = self.hi_reset[n].val();
                 self.c_pend[n].d.next = false;
-                self.c_evtyper[n].d.next = self.evtyper_reset[n].val();
+                self.evt_fresh[n].d.next = true;
+                self.smr_fresh[n].d.next = true;
+                self.c_ovfcap[n].d.next =
+                    (self.evtyper_reset[n].val() & self.ovfcap_mask.val()).any();
                 self.c_smr[n].d.next = self.smr_reset[n].val();
                 self.ovf.next = false;
             }
             self.c_lo[n].d.next = self.lo_next.val();
             self.ovf_pack.bits[n].next = self.ovf.val();
             // 10.2.1: an overflow of a counter with EVTYPERn.OVFCAP = 1 triggers a capture.
-            self.ovfcap_pack.bits[n].next =
-                self.ovf.val() & (self.c_evtyper[n].q.val() & self.ovfcap_mask.val()).any();
+            self.ovfcap_pack.bits[n].next = self.ovf.val() & self.c_ovfcap[n].q.val();
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. A capture

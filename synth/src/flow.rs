@@ -427,6 +427,32 @@ pub fn synthesize_config(
     })
 }
 
+/// Why nextpnr failed, from its log `full` (at `nlog`): a design that does not fit is named so,
+/// with the utilisation nextpnr logs before it gives up (its placers word the failure in several
+/// ways: "Unable to place", "no BELs remaining", "Failed to expand region"; a logged logic-cell
+/// count above the device's says it whatever the words).
+fn failure_reason(full: &str, nlog: &Path) -> String {
+    let lc = logged_utilisation(full, "ICESTORM_LC");
+    let over = lc.is_some_and(|(used, available)| used > available);
+    if over
+        || full.contains("Unable to place")
+        || full.contains("no BELs remaining")
+        || full.contains("Failed to expand region")
+    {
+        let need = lc
+            .map(|(used, available)| {
+                format!(
+                    " (logic cells used/available: {used}/{available}, {:.0}%)",
+                    100.0 * used as f64 / available.max(1) as f64
+                )
+            })
+            .unwrap_or_default();
+        format!("placement failed: the design does not fit the iCE40-HX8K{need}")
+    } else {
+        format!("place and route failed (log {})", nlog.display())
+    }
+}
+
 /// The resources of one placed netlist (seed `seed`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Placed {
@@ -453,20 +479,7 @@ pub fn place_and_route(work: &Path, target_mhz: f64, seed: u32) -> Result<Placed
     if !n.status.success() {
         let log = tail(&nlog, 12);
         let full = std::fs::read_to_string(&nlog).unwrap_or_default();
-        let what = if full.contains("Unable to place") || full.contains("no BELs remaining") {
-            // nextpnr logs the utilisation before it gives up.
-            let need = logged_utilisation(&full, "ICESTORM_LC")
-                .map(|(used, available)| {
-                    format!(
-                        " (logic cells used/available: {used}/{available}, {:.0}%)",
-                        100.0 * used as f64 / available.max(1) as f64
-                    )
-                })
-                .unwrap_or_default();
-            format!("placement failed: the design does not fit the iCE40-HX8K{need}")
-        } else {
-            format!("place and route failed (log {})", nlog.display())
-        };
+        let what = failure_reason(&full, &nlog);
         return Err(FlowError::Tool {
             tool: "nextpnr-ice40".into(),
             what,
@@ -611,6 +624,25 @@ mod tests {
         assert_eq!(after("-l"), "nextpnr-seed2.log");
         assert_ne!(args(2), args(3));
         assert_eq!(SEEDS, [1, 2, 3]);
+    }
+
+    #[test]
+    fn an_over_full_device_is_named_whatever_the_placer_says() {
+        let nlog = Path::new("w/nextpnr-seed1.log");
+        // The analytical placer's words (16x64, nextpnr-ice40 0.4), and a routing failure.
+        let over = "Info: \t         ICESTORM_LC:  8594/ 7680   111%\n\
+                    ERROR: Failed to expand region (0, 0) |_> (33, 33) of 8594 ICESTORM_LCs\n";
+        assert_eq!(
+            failure_reason(over, nlog),
+            "placement failed: the design does not fit the iCE40-HX8K \
+             (logic cells used/available: 8594/7680, 112%)"
+        );
+        let fits = "Info: \t         ICESTORM_LC:  5000/ 7680    65%\n\
+                    ERROR: Failed to route arc 0 of net 'x'\n";
+        assert_eq!(
+            failure_reason(fits, nlog),
+            "place and route failed (log w/nextpnr-seed1.log)"
+        );
     }
 
     #[test]
