@@ -43,8 +43,15 @@ fn main() {
     println!("{cycles} cycles of random APB + lane traffic per backend (release build)");
     for (name, cfg) in configs {
         let model = measure(&mut Model::new(&cfg), &cfg, cycles * 10);
-        let native = measure(&mut NativeDut::new(&cfg).unwrap(), &cfg, cycles);
-        print!("{name:>14}: model {model:>12.0} cycles/s   native {native:>9.0} cycles/s");
+        let mut native_dut = NativeDut::new(&cfg).unwrap();
+        let native = measure(&mut native_dut, &cfg, cycles);
+        // Settle passes (whole-design updates) per cycle, both half cycles: what native speed
+        // is made of.
+        let passes = native_dut.iterations() as f64 / (cycles + 1) as f64;
+        print!(
+            "{name:>14}: model {model:>12.0} cycles/s   native {native:>9.0} cycles/s \
+             ({passes:.2} settle passes/cycle)"
+        );
         match VerilatorDut::new(&cfg) {
             Ok(mut v) => {
                 let verilator = measure(&mut v, &cfg, cycles * 50);

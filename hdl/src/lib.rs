@@ -16,6 +16,7 @@ pub mod apb;
 pub mod bitpack;
 pub mod counter_bank;
 pub mod decode;
+pub mod fresh_flags;
 pub mod match_regs;
 pub mod msi;
 pub mod regfile;

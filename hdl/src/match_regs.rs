@@ -15,11 +15,16 @@
 //! kernel, so that RegFile reads only registers (q) and Verilator does not evaluate RegFile's
 //! kernel whenever an APB input changes (that cost the 64x64 Verilator model 2.7x in speed).
 //! The high word of an open 64-bit pair is not a counter write of its own (the pair's high
-//! write completes the pair; docs/behaviour.md, "split 64-bit writes").
+//! write completes the pair; docs/behaviour.md, "split 64-bit writes"). Its block-level test
+//! runs natively; the Verilog of the same logic runs in every co-simulation test (the planted
+//! fault WriteCountsEvents and the differential fail without the skip).
 
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock)]
+/// The match registers and their skip. A hand-written primitive (like `BitPack`): its registers
+/// are its own outputs, so a clock edge reaches them and their value reaches RegFile in as few
+/// settle passes as RegFile's own flip-flops (a block of DFFs behind output copies cost the
+/// native simulation two passes per cycle). `update` and `hdl` are the same logic.
 pub struct MatchRegs {
     pub clock: Signal<In, Clock>,
     /// Counter n's match count for the next edge, before the write's skip.
@@ -38,13 +43,10 @@ pub struct MatchRegs {
     pub pair_open: Signal<In, Bit>,
     pub pair_key: Signal<In, Bits<32>>,
     pub nsra: Signal<In, Bit>,
-    /// The match registers.
+    /// The match registers (reset value 0, like a DFF's).
     pub q: Vec<Signal<Out, Bits<4>>>,
-    regs: Vec<DFF<Bits<4>>>,
-    secure_impl: Constant<Bit>,
-    evc_rel_mask: Constant<Bits<32>>,
-    pair_now: Signal<Local, Bit>,
-    wskip: Signal<Local, Bit>,
+    secure_impl: bool,
+    evc_rel_mask: u32,
 }
 
 impl MatchRegs {
@@ -52,6 +54,10 @@ impl MatchRegs {
     /// write without SCR.NSRA is ignored, so it skips nothing); `evc_rel_mask`: the address bits
     /// that name an EVCNTR word relative to the array (register map).
     pub fn new(counters: usize, secure: bool, evc_rel_mask: u32) -> Self {
+        assert!(
+            (1..=64).contains(&counters),
+            "MatchRegs takes 1-64 counters, not {counters}"
+        );
         MatchRegs {
             clock: Default::default(),
             d: (0..counters).map(|_| Default::default()).collect(),
@@ -65,34 +71,135 @@ impl MatchRegs {
             pair_key: Default::default(),
             nsra: Default::default(),
             q: (0..counters).map(|_| Default::default()).collect(),
-            regs: (0..counters).map(|_| Default::default()).collect(),
-            secure_impl: Constant::new(secure),
-            evc_rel_mask: Constant::new(evc_rel_mask.to_bits()),
-            pair_now: Default::default(),
-            wskip: Default::default(),
+            secure_impl: secure,
+            evc_rel_mask,
         }
+    }
+
+    /// A counter write is set up in this cycle (to the counter `evc_sel_now` selects). The
+    /// setup address being the open pair's high word completes the pair: no skip (SCR and the
+    /// pair registers change only at access edges).
+    fn write_skip(&self) -> bool {
+        let paddr = self.paddr.val().index() as u32;
+        let pair_now = self.pair_open.val()
+            && (paddr & self.evc_rel_mask) == self.pair_key.val().index() as u32;
+        self.setup_wr_now.val()
+            && !(self.secure_impl && self.setup_ns_now.val() && !self.nsra.val())
+            && self.evc_in_now.val()
+            && (!self.hiword_now.val() || !pair_now)
     }
 }
 
 impl Logic for MatchRegs {
-    #[hdl_gen]
     fn update(&mut self) {
-        // The setup address is the open pair's high word: that write completes the pair and
-        // does not skip (SCR and the pair registers change only at access edges).
-        self.pair_now.next = self.pair_open.val()
-            & ((self.paddr.val() & self.evc_rel_mask.val()) == self.pair_key.val());
-        self.wskip.next = self.setup_wr_now.val()
-            & (!(self.secure_impl.val() & self.setup_ns_now.val() & (!self.nsra.val())))
-            & self.evc_in_now.val()
-            & ((!self.hiword_now.val()) | (!self.pair_now.val()));
-        for n in 0..self.regs.len() {
-            self.regs[n].clock.next = self.clock.val();
-            self.regs[n].d.next = self.d[n].val();
-            if self.wskip.val() & self.evc_sel_now.val().get_bit(n) {
-                self.regs[n].d.next = 0.into();
+        if self.clock.pos_edge() {
+            let skip = self.write_skip();
+            for n in 0..self.q.len() {
+                self.q[n].next = if skip && self.evc_sel_now.val().get_bit(n) {
+                    0.into()
+                } else {
+                    self.d[n].val()
+                };
             }
-            self.q[n].next = self.regs[n].q.val();
         }
+    }
+    fn connect(&mut self) {
+        for q in &mut self.q {
+            q.connect();
+        }
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        v += &format!(
+            "wire pair_now = pair_open & ((paddr & 32'h{:08x}) == pair_key);\n",
+            self.evc_rel_mask
+        );
+        v += &format!(
+            "wire wskip = setup_wr_now & ~({} & setup_ns_now & ~nsra) & evc_in_now \
+             & (~hiword_now | ~pair_now);\n",
+            if self.secure_impl { "1'b1" } else { "1'b0" }
+        );
+        v += "initial begin\n";
+        for n in 0..self.q.len() {
+            v += &format!("   q${n} = 4'h0;\n");
+        }
+        v += "end\n\nalways @(posedge clock) begin\n";
+        for n in 0..self.q.len() {
+            v += &format!("   q${n} <= (wskip & evc_sel_now[{n}]) ? 4'h0 : d${n};\n");
+        }
+        v += "end\n";
+        Verilog::Custom(v)
+    }
+}
+
+impl Block for MatchRegs {
+    fn connect_all(&mut self) {
+        self.connect();
+        self.clock.connect_all();
+        for s in &mut self.d {
+            s.connect_all();
+        }
+        self.setup_wr_now.connect_all();
+        self.setup_ns_now.connect_all();
+        self.evc_in_now.connect_all();
+        self.hiword_now.connect_all();
+        self.evc_sel_now.connect_all();
+        self.paddr.connect_all();
+        self.pair_open.connect_all();
+        self.pair_key.connect_all();
+        self.nsra.connect_all();
+        for s in &mut self.q {
+            s.connect_all();
+        }
+    }
+    fn update_all(&mut self) {
+        self.update();
+        self.clock.update_all();
+        for s in &mut self.d {
+            s.update_all();
+        }
+        self.setup_wr_now.update_all();
+        self.setup_ns_now.update_all();
+        self.evc_in_now.update_all();
+        self.hiword_now.update_all();
+        self.evc_sel_now.update_all();
+        self.paddr.update_all();
+        self.pair_open.update_all();
+        self.pair_key.update_all();
+        self.nsra.update_all();
+        for s in &mut self.q {
+            s.update_all();
+        }
+    }
+    fn has_changed(&self) -> bool {
+        self.clock.has_changed()
+            || self.d.iter().any(|s| s.has_changed())
+            || self.setup_wr_now.has_changed()
+            || self.setup_ns_now.has_changed()
+            || self.evc_in_now.has_changed()
+            || self.hiword_now.has_changed()
+            || self.evc_sel_now.has_changed()
+            || self.paddr.has_changed()
+            || self.pair_open.has_changed()
+            || self.pair_key.has_changed()
+            || self.nsra.has_changed()
+            || self.q.iter().any(|s| s.has_changed())
+    }
+    fn accept(&self, name: &str, probe: &mut dyn Probe) {
+        probe.visit_start_scope(name, self);
+        self.clock.accept("clock", probe);
+        self.d.accept("d", probe);
+        self.setup_wr_now.accept("setup_wr_now", probe);
+        self.setup_ns_now.accept("setup_ns_now", probe);
+        self.evc_in_now.accept("evc_in_now", probe);
+        self.hiword_now.accept("hiword_now", probe);
+        self.evc_sel_now.accept("evc_sel_now", probe);
+        self.paddr.accept("paddr", probe);
+        self.pair_open.accept("pair_open", probe);
+        self.pair_key.accept("pair_key", probe);
+        self.nsra.accept("nsra", probe);
+        self.q.accept("q", probe);
+        probe.visit_end_scope(name, self);
     }
 }
 

@@ -9,8 +9,8 @@
 //!   PADDR (live) ──► AddrDecode (decode.rs): one-hot hits and element selects, registered
 //!   PADDR, setup strobes, live decode ──► MatchRegs (match_regs.rs): c_match[n]
 //!   PADDR[7:2] (live) ──► EVTYPER and SMR block RAMs (readback copies: read at the setup edge,
-//!        written at the access edge; *_fresh[n]: the reset value until written) ──► PSTRB
-//!        merge, read mux
+//!        written at the access edge; FreshFlags (fresh_flags.rs): the reset value until
+//!        written) ──► PSTRB merge, read mux
 //!   req_rd/req_wr/req_wdata/req_strb/req_ns/req_root (registered at the setup edge)
 //!        │ (masks, resets: Constants from the register map)
 //!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
@@ -49,6 +49,7 @@
 use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
+use crate::fresh_flags::FreshFlags;
 use crate::match_regs::MatchRegs;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap};
@@ -118,23 +119,22 @@ pub struct RegFile {
     /// the event path reads it (the event decode and filter registers take a written value
     /// from the write itself), so its bits cost no flip-flops. Read with the live PADDR's index
     /// at the setup edge, so the value is there in the access cycle (no extra wait state);
-    /// written at the access edge. `evt_fresh[n]`: EVTYPERn has not been written since reset
-    /// (block RAM has no reset: a read returns the register map's reset value).
+    /// written at the access edge. `fresh`: the "not written since reset" flags of EVTYPERn
+    /// and SMRn, looked up with the same live index into a register (fresh_flags.rs): block
+    /// RAM has no reset, so such a read returns the register map's reset value.
     evt_ram: RAM<Bits<32>, EVTYPER_RAM_IDX_BITS>,
-    evt_fresh: Vec<DFF<Bit>>,
+    fresh: FreshFlags,
     /// SMRn's readback copy, the same way (the match side keeps `c_smr`; the copy only spares
     /// the read mux and the PSTRB merge an AND-OR over every SMR, a critical path at 16x32).
     smr_ram: RAM<Bits<32>, EVTYPER_RAM_IDX_BITS>,
-    smr_fresh: Vec<DFF<Bit>>,
-    sel_smr_reset: Signal<Local, Bits<32>>,
     sel_smr_wmask: Signal<Local, Bits<32>>,
-    sel_smr_fresh: Signal<Local, Bit>,
     /// EVTYPERn.OVFCAP stays in a flip-flop: the overflow capture reads it every cycle.
     c_ovfcap: Vec<DFF<Bit>>,
-    /// The addressed EVTYPER's reset value and write mask (AND-OR over the element selects).
-    sel_evt_reset: Signal<Local, Bits<32>>,
+    /// The addressed EVTYPER's write mask: counter 0's, or that of every other counter (only
+    /// counter 0 has filter fields with a global filter; checked in `new`), like SMR's.
     sel_evt_wmask: Signal<Local, Bits<32>>,
-    sel_evt_fresh: Signal<Local, Bit>,
+    evt_wmask_rest: Constant<Bits<32>>,
+    smr_wmask_rest: Constant<Bits<32>>,
     c_smr: Vec<DFF<Bits<32>>>,
     c_sel: Vec<DFF<Bits<7>>>,
     /// The counters' match registers (match_regs.rs): the lanes matched in the previous cycle,
@@ -180,9 +180,8 @@ pub struct RegFile {
     cr_e_nx: Signal<Local, Bit>,
     cnten_nx: Signal<Local, Bits<64>>,
     sel_nx: Signal<Local, Bits<7>>,
-    /// Element n's selects as 32-bit masks (the AND-OR read mux).
+    /// Element n's select as a 32-bit mask (the AND-OR read mux).
     m_evc: Signal<Local, Bits<32>>,
-    m_arr: Signal<Local, Bits<32>>,
     rq_word: DFF<Bits<32>>,
     rq_add: DFF<Bit>,
     rq_done: DFF<Bit>,
@@ -585,6 +584,20 @@ impl RegFile {
         // bits) are the address decoder's (decode.rs). EVTYPER's block RAM takes its index from
         // PADDR[7:2].
         for i in 0..cfg.counters {
+            // The readback path uses counter 0's reset values for all, and counter 0's write
+            // masks or counter 1's for all others.
+            for id in [RegId::Evtyper, RegId::Smr] {
+                assert_eq!(
+                    reset(id(i)),
+                    reset(id(0)),
+                    "{:?} resets like {:?}",
+                    id(i),
+                    id(0)
+                );
+                if i > 1 {
+                    assert_eq!(wmask(id(i)), wmask(id(1)), "{:?}'s writable bits", id(i));
+                }
+            }
             for id in [RegId::Evtyper(i), RegId::Smr(i)] {
                 if let Some(r) = map.get(id) {
                     assert_eq!(
@@ -697,7 +710,6 @@ impl RegFile {
             cnten_nx: Default::default(),
             sel_nx: Default::default(),
             m_evc: Default::default(),
-            m_arr: Default::default(),
             rq_word: Default::default(),
             rq_add: Default::default(),
             rq_done: Default::default(),
@@ -706,16 +718,13 @@ impl RegFile {
             c_hi: (0..n).map(|_| Default::default()).collect(),
             c_pend: (0..n).map(|_| Default::default()).collect(),
             evt_ram: Default::default(),
-            evt_fresh: (0..n).map(|_| Default::default()).collect(),
+            fresh: FreshFlags::new(n),
             smr_ram: Default::default(),
-            smr_fresh: (0..n).map(|_| Default::default()).collect(),
-            sel_smr_reset: Default::default(),
             sel_smr_wmask: Default::default(),
-            sel_smr_fresh: Default::default(),
             c_ovfcap: (0..n).map(|_| Default::default()).collect(),
-            sel_evt_reset: Default::default(),
             sel_evt_wmask: Default::default(),
-            sel_evt_fresh: Default::default(),
+            evt_wmask_rest: c32(wmask(RegId::Evtyper(n.min(2) as u32 - 1))),
+            smr_wmask_rest: c32(wmask(RegId::Smr(n.min(2) as u32 - 1))),
             c_smr: (0..n).map(|_| Default::default()).collect(),
             c_sel: (0..n).map(|_| Default::default()).collect(),
             mreg: MatchRegs::new(n, cfg.secure, evc_rel_mask as u32),
@@ -932,6 +941,9 @@ impl Logic for RegFile {
         self.smr_ram.read_clock.next = self.clock.val();
         self.smr_ram.write_clock.next = self.clock.val();
         self.smr_ram.read_address.next = self.paddr.val().get_bits::<6>(2);
+        self.fresh.clock.next = self.clock.val();
+        self.fresh.rst.next = self.rst.val();
+        self.fresh.rd_idx.next = self.paddr.val().get_bits::<6>(2);
         self.word_addr.next = self.req_addr.val() & 0xFFFF_FFFCu64;
         self.at_scr.next = self.dec.scr.val();
         // 10.6 / SCR.NSRA: with Secure state, NSRA = 0 makes every Non-secure access RAZ/WI.
@@ -974,12 +986,6 @@ impl Logic for RegFile {
         self.sel_lo.next = 0.into();
         self.sel_hi.next = 0.into();
         self.sel_pend.next = false;
-        self.sel_evt_reset.next = 0.into();
-        self.sel_evt_wmask.next = 0.into();
-        self.sel_evt_fresh.next = false;
-        self.sel_smr_reset.next = 0.into();
-        self.sel_smr_wmask.next = 0.into();
-        self.sel_smr_fresh.next = false;
         self.sel_slo.next = 0.into();
         self.sel_shi.next = 0.into();
         self.sel_spend.next = false;
@@ -990,10 +996,6 @@ impl Logic for RegFile {
             if self.dec.evc_sel.val().get_bit(n) {
                 self.m_evc.next = 0xFFFF_FFFFu64.into();
             }
-            self.m_arr.next = 0.into();
-            if self.dec.arr_sel.val().get_bit(n) {
-                self.m_arr.next = 0xFFFF_FFFFu64.into();
-            }
             self.sel_lo.next = self.sel_lo.val() | (self.c_lo[n].q.val() & self.m_evc.val());
             self.sel_hi.next = self.sel_hi.val() | (self.c_hi[n].q.val() & self.m_evc.val());
             self.sel_pend.next =
@@ -1002,28 +1004,22 @@ impl Logic for RegFile {
             self.sel_shi.next = self.sel_shi.val() | (self.s_hi[n].q.val() & self.m_evc.val());
             self.sel_spend.next =
                 self.sel_spend.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
-            self.sel_evt_reset.next =
-                self.sel_evt_reset.val() | (self.evtyper_reset[n].val() & self.m_arr.val());
-            self.sel_evt_wmask.next =
-                self.sel_evt_wmask.val() | (self.evtyper_wmask[n].val() & self.m_arr.val());
-            self.sel_evt_fresh.next = self.sel_evt_fresh.val()
-                | (self.evt_fresh[n].q.val() & self.dec.arr_sel.val().get_bit(n));
-            self.sel_smr_reset.next =
-                self.sel_smr_reset.val() | (self.smr_reset[n].val() & self.m_arr.val());
-            self.sel_smr_wmask.next =
-                self.sel_smr_wmask.val() | (self.smr_wmask[n].val() & self.m_arr.val());
-            self.sel_smr_fresh.next = self.sel_smr_fresh.val()
-                | (self.smr_fresh[n].q.val() & self.dec.arr_sel.val().get_bit(n));
         }
         // The addressed EVTYPER: the block RAM's word (read at the setup edge), or its reset
         // value when it has not been written since reset.
         self.sel_evtyper.next = self.evt_ram.read_data.val();
-        if self.sel_evt_fresh.val() {
-            self.sel_evtyper.next = self.sel_evt_reset.val();
+        if self.fresh.evt_sel.val() {
+            self.sel_evtyper.next = self.evtyper_reset[0].val();
         }
         self.sel_smr.next = self.smr_ram.read_data.val();
-        if self.sel_smr_fresh.val() {
-            self.sel_smr.next = self.sel_smr_reset.val();
+        self.sel_evt_wmask.next = self.evt_wmask_rest.val();
+        self.sel_smr_wmask.next = self.smr_wmask_rest.val();
+        if self.dec.arr_sel.val().get_bit(0) {
+            self.sel_evt_wmask.next = self.evtyper_wmask[0].val();
+            self.sel_smr_wmask.next = self.smr_wmask[0].val();
+        }
+        if self.fresh.smr_sel.val() {
+            self.sel_smr.next = self.smr_reset[0].val();
         }
         self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
         self.shi_eff.next = (self.sel_shi.val() + self.sel_spend.val()) & self.hi_max.val();
@@ -1105,6 +1101,9 @@ impl Logic for RegFile {
         self.smr_ram.write_address.next = self.req_addr.val().get_bits::<6>(2);
         self.smr_ram.write_data.next = self.smr_merged.val() & self.sel_smr_wmask.val();
         self.smr_ram.write_enable.next = self.wr_ok.val() & self.smr_in.val();
+        self.fresh.wr_idx.next = self.req_addr.val().get_bits::<6>(2);
+        self.fresh.wr_evt.next = self.wr_ok.val() & self.evt_in.val();
+        self.fresh.wr_smr.next = self.wr_ok.val() & self.smr_in.val();
         // ---- Filter decode (10.4): the (CARE, mode) of the counter written at the
         // previous edge, from its registered EVTYPER and SMR (`fd_*`).
         self.filt_evt.next = self.fd_evt.q.val();
@@ -1277,13 +1276,9 @@ impl Logic for RegFile {
             self.c_lo[n].clock.next = self.clock.val();
             self.c_hi[n].clock.next = self.clock.val();
             self.c_pend[n].clock.next = self.clock.val();
-            self.evt_fresh[n].clock.next = self.clock.val();
-            self.smr_fresh[n].clock.next = self.clock.val();
             self.c_ovfcap[n].clock.next = self.clock.val();
             self.c_smr[n].clock.next = self.clock.val();
             self.c_sel[n].clock.next = self.clock.val();
-            self.evt_fresh[n].d.next = self.evt_fresh[n].q.val();
-            self.smr_fresh[n].d.next = self.smr_fresh[n].q.val();
             self.c_ovfcap[n].d.next = self.c_ovfcap[n].q.val();
             self.c_smr[n].d.next = self.c_smr[n].q.val();
             // The counter's event decode (`event_sel` layout).
@@ -1529,11 +1524,7 @@ impl Logic for RegFile {
                         (self.carry.val() & self.pair_at_max.val()) | self.pair_wrap.val();
                 }
             }
-            if self.wr_ok.val() & self.smr_in.val() & self.dec.arr_sel.val().get_bit(n) {
-                self.smr_fresh[n].d.next = false;
-            }
             if self.wr_evt.val() {
-                self.evt_fresh[n].d.next = false;
                 self.c_ovfcap[n].d.next =
                     (self.evt_merged.val() & self.evtyper_wmask[n].val() & self.ovfcap_mask.val())
                         .any();
@@ -1550,8 +1541,6 @@ impl Logic for RegFile {
                 self.lo_next.next = self.lo_reset[n].val();
                 self.c_hi[n].d.next = self.hi_reset[n].val();
                 self.c_pend[n].d.next = false;
-                self.evt_fresh[n].d.next = true;
-                self.smr_fresh[n].d.next = true;
                 self.c_ovfcap[n].d.next =
                     (self.evtyper_reset[n].val() & self.ovfcap_mask.val()).any();
                 self.c_smr[n].d.next = self.smr_reset[n].val();

@@ -174,6 +174,36 @@ impl NativeDut {
         panic!("the PMCG design did not settle in {MAX_SETTLE} iterations");
     }
 
+    /// Commits the top-level inputs just assigned, so the first settle pass already sees them
+    /// (rust-hdl commits a signal after its block's `update`, which costs a whole pass per half
+    /// cycle otherwise; the settled state is the same fixed point).
+    fn commit_inputs(&mut self) {
+        let c = &mut self.core;
+        c.presetn.update_all();
+        c.psel.update_all();
+        c.penable.update_all();
+        c.pwrite.update_all();
+        c.paddr.update_all();
+        c.pwdata.update_all();
+        c.pstrb.update_all();
+        c.pprot.update_all();
+        c.pnse.update_all();
+        c.awready.update_all();
+        c.wready.update_all();
+        c.bvalid.update_all();
+        c.bresp.update_all();
+        c.capt_req.update_all();
+        for l in 0..c.lane_valid.len() {
+            c.lane_valid[l].update_all();
+            c.lane_events[l].update_all();
+            c.lane_sid[l].update_all();
+            c.lane_ss[l].update_all();
+            c.lane_nosid[l].update_all();
+            c.lane_mpam[l].update_all();
+        }
+        c.pclk.update_all();
+    }
+
     /// Settling iterations so far (both half cycles), for profiling.
     pub fn iterations(&self) -> u64 {
         self.iterations
@@ -207,6 +237,7 @@ impl Dut for NativeDut {
                 (lane_mpam_word(lane.partid, lane.pmg, lane.mpam_sp.code()) as u64).into();
         }
         c.pclk.next = Clock { clk: false };
+        self.commit_inputs();
         self.settle();
         self.record(0);
         let c = &self.core;
@@ -240,6 +271,7 @@ impl Dut for NativeDut {
             }
         }
         self.core.pclk.next = Clock { clk: true };
+        self.core.pclk.update_all();
         self.settle();
         self.record(1);
         self.cycle += 1;
