@@ -384,6 +384,7 @@ mod tests {
     //! On Verilator it runs inside the whole design (every register test reads and writes
     //! through it); tests/verilog.rs synthesizes it with Yosys there.
     use super::*;
+    use crate::test_util::settle;
 
     /// The decoder's outputs after one edge with `paddr` presented.
     #[derive(Debug, Default, PartialEq, Eq)]
@@ -397,22 +398,12 @@ mod tests {
         arr_sel: u64,
     }
 
-    fn settle(uut: &mut AddrDecode) {
-        for _ in 0..32 {
-            uut.update_all();
-            if !uut.has_changed() {
-                return;
-            }
-        }
-        panic!("the decoder did not settle");
-    }
-
     fn decode(uut: &mut AddrDecode, paddr: u32) -> Decoded {
         uut.paddr.next = (paddr as u64).into();
         uut.clock.next = Clock { clk: false };
-        settle(uut);
+        settle(uut, "the decoder");
         uut.clock.next = Clock { clk: true };
-        settle(uut);
+        settle(uut, "the decoder");
         let b64 = |s: &Signal<Out, Bits<64>>| {
             let v = s.val();
             (0..64).fold(0u64, |a, i| a | (v.get_bit(i) as u64) << i)

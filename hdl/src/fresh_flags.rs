@@ -157,16 +157,7 @@ impl Block for FreshFlags {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn settle(uut: &mut FreshFlags) {
-        for _ in 0..16 {
-            uut.update_all();
-            if !uut.has_changed() {
-                return;
-            }
-        }
-        panic!("FreshFlags did not settle");
-    }
+    use crate::test_util::settle;
 
     /// One cycle: inputs, then a rising edge; returns the looked-up flags (evt, smr).
     fn edge(
@@ -182,9 +173,9 @@ mod tests {
         uut.wr_evt.next = we;
         uut.wr_smr.next = ws;
         uut.wr_idx.next = wi.into();
-        settle(uut);
+        settle(uut, "FreshFlags");
         uut.clock.next = Clock::from(true);
-        settle(uut);
+        settle(uut, "FreshFlags");
         (uut.evt_sel.val(), uut.smr_sel.val())
     }
 

@@ -24,3 +24,21 @@ pub mod top;
 
 /// The configuration and the register map live in `pmcg-regs` (no rust-hdl dependency).
 pub use pmcg_regs::{config, regmap};
+
+/// Block-level test helpers shared by the blocks' own tests.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use rust_hdl::prelude::*;
+
+    /// Updates `uut` until nothing changes (rust-hdl's `simulate`, with a bound); `what` names
+    /// the block in the panic.
+    pub fn settle(uut: &mut impl Block, what: &str) {
+        for _ in 0..32 {
+            uut.update_all();
+            if !uut.has_changed() {
+                return;
+            }
+        }
+        panic!("{what} did not settle");
+    }
+}

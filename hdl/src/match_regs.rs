@@ -206,25 +206,16 @@ impl Block for MatchRegs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::settle;
 
     /// Drives one clock cycle: inputs set in the low phase, then a rising edge; returns q.
     fn edge(uut: &mut MatchRegs, setup: impl Fn(&mut MatchRegs)) -> Vec<u64> {
         uut.clock.next = Clock::from(false);
         setup(uut);
-        simulate_settle(uut);
+        settle(uut, "MatchRegs");
         uut.clock.next = Clock::from(true);
-        simulate_settle(uut);
+        settle(uut, "MatchRegs");
         uut.q.iter().map(|q| q.val().to_u64()).collect()
-    }
-
-    fn simulate_settle(uut: &mut MatchRegs) {
-        for _ in 0..16 {
-            uut.update_all();
-            if !uut.has_changed() {
-                return;
-            }
-        }
-        panic!("MatchRegs did not settle");
     }
 
     fn idle(u: &mut MatchRegs) {

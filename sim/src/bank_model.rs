@@ -22,6 +22,32 @@ pub struct BankOp {
     pub strb: u8,
 }
 
+impl BankOp {
+    /// A read of counter `idx`'s value or (`svr`) its shadow.
+    pub fn read(idx: usize, svr: bool) -> Self {
+        BankOp {
+            write: false,
+            svr,
+            hi: false,
+            idx,
+            wdata: 0,
+            strb: 0,
+        }
+    }
+
+    /// A write of counter `idx`'s low or (`hi`) high word, the bytes `strb` selects.
+    pub fn write(idx: usize, hi: bool, wdata: u32, strb: u8) -> Self {
+        BankOp {
+            write: true,
+            svr: false,
+            hi,
+            idx,
+            wdata,
+            strb,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct BankModel {
     mask: u64,
@@ -109,14 +135,7 @@ mod tests {
     #[test]
     fn a_32_bit_counter_overflows_at_the_edge_it_wraps_and_keeps_the_rest() {
         let mut m = BankModel::new(2, 32);
-        let op = BankOp {
-            write: true,
-            svr: false,
-            hi: false,
-            idx: 1,
-            wdata: 0xFFFF_FFFE,
-            strb: 0xF,
-        };
+        let op = BankOp::write(1, false, 0xFFFF_FFFE, 0xF);
         // The write's edge adds nothing to counter 1; counter 0 counts.
         assert_eq!(m.edge(&[1, 5], Some(&op), false), (0, None));
         assert_eq!((m.value(0), m.value(1)), (1, 0xFFFF_FFFE));
@@ -127,44 +146,16 @@ mod tests {
     #[test]
     fn a_read_returns_the_value_before_its_edge_and_strobes_select_bytes() {
         let mut m = BankModel::new(1, 48);
-        let hi = BankOp {
-            write: true,
-            svr: false,
-            hi: true,
-            idx: 0,
-            wdata: 0xABCD_1234,
-            strb: 0b0010,
-        };
+        let hi = BankOp::write(0, true, 0xABCD_1234, 0b0010);
         m.edge(&[0], Some(&hi), false);
         // Byte 1 of the high word: bits [47:40]; bits above 47 do not exist.
         assert_eq!(m.value(0), 0x1200_0000_0000);
-        let rd = BankOp {
-            write: false,
-            svr: false,
-            hi: false,
-            idx: 0,
-            wdata: 0,
-            strb: 0,
-        };
+        let rd = BankOp::read(0, false);
         assert_eq!(m.edge(&[7], Some(&rd), false), (0, Some(0x1200_0000_0000)));
         assert_eq!(m.value(0), 0x1200_0000_0007);
-        let top = BankOp {
-            write: true,
-            svr: false,
-            hi: true,
-            idx: 0,
-            wdata: 0xFFFF,
-            strb: 0xF,
-        };
+        let top = BankOp::write(0, true, 0xFFFF, 0xF);
         m.edge(&[0], Some(&top), false);
-        let low = BankOp {
-            write: true,
-            svr: false,
-            hi: false,
-            idx: 0,
-            wdata: 0xFFFF_FFFF,
-            strb: 0xF,
-        };
+        let low = BankOp::write(0, false, 0xFFFF_FFFF, 0xF);
         m.edge(&[0], Some(&low), false);
         assert_eq!(m.edge(&[2], None, false), (1, None));
         assert_eq!(m.value(0), 1);
@@ -175,14 +166,7 @@ mod tests {
     {
         let mut m = BankModel::new(2, 32);
         m.edge(&[3, 4], None, false);
-        let svr = BankOp {
-            write: false,
-            svr: true,
-            hi: false,
-            idx: 1,
-            wdata: 0,
-            strb: 0,
-        };
+        let svr = BankOp::read(1, true);
         // A shadow read at the capture's edge returns the shadow before it.
         assert_eq!(m.edge(&[1, 1], Some(&svr), true), (0, Some(0)));
         assert_eq!((m.shadow(0), m.shadow(1)), (4, 5));

@@ -217,14 +217,7 @@ pub fn run_bank(
         inc: vec![0; n],
         op_valid: false,
         capture: false,
-        op: BankOp {
-            write: false,
-            svr: false,
-            hi: false,
-            idx: 0,
-            wdata: 0,
-            strb: 0,
-        },
+        op: BankOp::read(0, false),
     };
     // The op in progress: since which cycle it is valid; reads due: (cycle, value).
     let mut valid_since: Option<u64> = None;

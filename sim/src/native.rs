@@ -176,7 +176,8 @@ impl NativeDut {
 
     /// Commits the top-level inputs just assigned, so the first settle pass already sees them
     /// (rust-hdl commits a signal after its block's `update`, which costs a whole pass per half
-    /// cycle otherwise; the settled state is the same fixed point).
+    /// cycle otherwise; the settled state is the same fixed point). An input left out here is
+    /// still seen, one pass later: this list is a speed-up, not a correctness condition.
     fn commit_inputs(&mut self) {
         let c = &mut self.core;
         c.presetn.update_all();
