@@ -10,7 +10,9 @@
 //! In a transfer's access cycle `evt_sel` says whether the addressed EVTYPER reads its reset
 //! value instead of the RAM word, from one flip-flop (an AND-OR over every counter's flag in
 //! the access cycle was the 16x32 critical path). A flag written at edge e is seen by a lookup
-//! at edge e + 1 or later (a transfer is set up after the previous one's access edge).
+//! at edge e + 1 or later (a transfer is set up after the previous one's access edge); a reset
+//! at edge e is seen by the lookup at edge e itself (a reset may fall on a read's setup edge,
+//! and its access cycle must then read reset values).
 //!
 //! A hand-written primitive like `BitPack` (rust-hdl kernels cannot index a vector by a
 //! signal): `update` and `hdl` are the same logic; the block-level test below runs natively and
@@ -29,7 +31,8 @@ pub struct FreshFlags {
     pub wr_evt: Signal<In, Bit>,
     pub wr_smr: Signal<In, Bit>,
     pub wr_idx: Signal<In, Bits<6>>,
-    /// The flags of `rd_idx` at the last edge (before that edge's write or reset).
+    /// The flags of `rd_idx` at the last edge: before that edge's write, but 1 when that edge
+    /// was a reset edge.
     pub evt_sel: Signal<Out, Bit>,
     pub smr_sel: Signal<Out, Bit>,
     evt: Vec<bool>,
@@ -63,9 +66,12 @@ impl Logic for FreshFlags {
         if self.clock.pos_edge() {
             // An index beyond the counters (an address outside the arrays) reads 1: its
             // word is never used.
+            // A reset at this edge reads as reset (the registers it stands for are reset at
+            // this edge, and the access cycle after it must read their reset values).
             let rd = self.rd_idx.val().index();
-            self.evt_sel.next = self.evt.get(rd).copied().unwrap_or(true);
-            self.smr_sel.next = self.smr.get(rd).copied().unwrap_or(true);
+            let rst = self.rst.val();
+            self.evt_sel.next = rst || self.evt.get(rd).copied().unwrap_or(true);
+            self.smr_sel.next = rst || self.smr.get(rd).copied().unwrap_or(true);
             let wr = self.wr_idx.val().index();
             if self.rst.val() {
                 self.evt.iter_mut().for_each(|f| *f = true);
@@ -93,8 +99,8 @@ impl Logic for FreshFlags {
         );
         v += "always @(posedge clock) begin\n";
         v += &format!(
-            "   evt_sel <= ({{1'b0, rd_idx}} < 7'd{n}) ? evt_f[rd_idx] : 1'b1;\n   \
-             smr_sel <= ({{1'b0, rd_idx}} < 7'd{n}) ? smr_f[rd_idx] : 1'b1;\n"
+            "   evt_sel <= rst | (({{1'b0, rd_idx}} < 7'd{n}) ? evt_f[rd_idx] : 1'b1);\n   \
+             smr_sel <= rst | (({{1'b0, rd_idx}} < 7'd{n}) ? smr_f[rd_idx] : 1'b1);\n"
         );
         v += &format!(
             "   if (rst) begin\n      evt_f <= {{{n}{{1'b1}}}};\n      smr_f <= {{{n}{{1'b1}}}};\n   \
@@ -214,7 +220,8 @@ mod tests {
         );
         assert_eq!(
             edge(&mut uut, true, 1, Some((true, true, 0))),
-            (false, true)
+            (true, true),
+            "a reset edge looks up as reset"
         );
         assert_eq!(
             edge(&mut uut, false, 1, None),
