@@ -33,7 +33,7 @@ mod common;
 use common::pmcg::{all_lanes, idle_until, irq_config, record, span, Log, Pmcg, D, S};
 use common::{for_each_backend, named_config, COUNT_DELAY, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{offset, RegId};
+use pmcg_hdl::regmap::{offset, RegId, COUNTER_HOLD_CYCLES};
 use pmcg_sim::axi::MsiResponder;
 use pmcg_sim::pins::{Access, PinInputs};
 use std::cell::RefCell;
@@ -355,14 +355,27 @@ fn svr_64_bit_read_low_then_high_is_atomic() {
         p.write(d, RegId::Capr, 1);
         assert_eq!(p.svr(d, 0), a, "config `{name}`: CAPR");
         p.set_counter(d, 0, b);
+        // Setup s: the low read is performed in s+h+1 and completes in s+h+2; CAPT_REQ rises
+        // in the high read's setup cycle r = s+h+3, so the capture (edge r+1) falls in the
+        // high read's held cycles, after the low read and before the high one.
+        let h = COUNTER_HOLD_CYCLES as u64;
         let s = d.cycle;
-        d.capt_req = true;
         let lo = d.apb_read(svr0, S) as u64;
+        d.capt_req = true;
         let hi = d.apb_read(svr0 + 4, S) as u64;
-        assert_eq!(d.cycle, s + 6, "two reads with one wait state each");
+        assert_eq!(
+            d.cycle,
+            s + 6 + 2 * h,
+            "two held reads with one wait state each"
+        );
         d.capt_req = false;
         d.idle(4);
-        assert_eq!(acks(&log, s, d.cycle), span(s + 2, s + 7), "CAPT_ACK");
+        // CAPT_ACK from r+2 until the cycle after the request falls (s+2h+6).
+        assert_eq!(
+            acks(&log, s, d.cycle),
+            span(s + h + 5, s + 2 * h + 7),
+            "CAPT_ACK"
+        );
         assert_eq!(
             hi << 32 | lo,
             a,
@@ -372,7 +385,7 @@ fn svr_64_bit_read_low_then_high_is_atomic() {
             p.svr(d, 0),
             b,
             "config `{name}`: the capture at edge {}",
-            s + 1
+            s + h + 4
         );
         p.read(d, RegId::Cr);
         assert_eq!(
@@ -382,8 +395,8 @@ fn svr_64_bit_read_low_then_high_is_atomic() {
         );
         // An intervening transfer ends the snapshot.
         p.set_counter(d, 0, c);
-        d.capt_req = true;
         let lo = d.apb_read(svr0, S);
+        d.capt_req = true; // the capture falls in the CR read
         p.read(d, RegId::Cr);
         let hi = d.apb_read(svr0 + 4, S);
         d.capt_req = false;
@@ -530,20 +543,24 @@ fn capture_is_visible_to_a_read_in_the_interrupt_cycle() {
         for (reg, n) in [("SVR0", 0u32), ("SVR1", 1), ("SVR3", 3)] {
             for delay in [0, 1] {
                 p.write_bits(d, RegId::CntenClr0, 0b1011);
-                p.set_counter(d, 0, p.max() - 8);
+                // The SVR read is held H cycles: it is set up H cycles before o + delay and
+                // performed in cycle o + delay + 1 (o + 2: the irq cycle).
+                let h = COUNTER_HOLD_CYCLES as u64;
+                // (Counter 0 counts event 1 on both lanes: two per edge.)
+                p.set_counter(d, 0, p.max() - 8 - 2 * h);
                 p.set_counter(d, 1, 0x200);
                 p.set_counter(d, 3, 0x10);
                 let e = p.write_bits(d, RegId::CntenSet0, 0b1011);
-                let o = e + COUNT_DELAY + 4;
-                idle_until(d, o + delay);
+                let o = e + COUNT_DELAY + 4 + h;
+                idle_until(d, o + delay - h);
                 let got = p.svr(d, n);
                 let lane_edges = o + 1 - COUNT_DELAY - e;
                 let want = [1, 0x200 + (o - e), 0, 0x10 + 2 * lane_edges][n as usize];
                 assert_eq!(
                     got,
                     want,
-                    "config `{name}`: {reg} read set up in cycle {} (overflow at edge {o})",
-                    o + delay
+                    "config `{name}`: {reg} read performed in cycle {} (overflow at edge {o})",
+                    o + delay + 1
                 );
                 idle_until(d, o + 4);
                 assert_eq!(

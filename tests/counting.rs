@@ -33,7 +33,7 @@ mod common;
 use common::{configs, for_each_backend, named_config, wide_config, COUNT_DELAY, IRQ_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{RegId, RegisterMap};
+use pmcg_hdl::regmap::{RegId, RegisterMap, COUNTER_HOLD_CYCLES};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, SecState};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -194,9 +194,10 @@ impl Pmcg {
     }
 
     /// EVCNTRn (a split 64-bit read, snapshot-consistent, for wide counters) and the edge its
-    /// value is the state after (the edge ending the (low-word) read's setup cycle).
+    /// value is the state after (the edge ending the (low-word) read's last held cycle: its
+    /// setup cycle + COUNTER_HOLD_CYCLES).
     fn counter_at(&self, d: &mut D, n: u32) -> (u64, u64) {
-        let edge = d.cycle;
+        let edge = d.cycle + COUNTER_HOLD_CYCLES as u64;
         let a = self.addr(RegId::Evcntr(n));
         let v = if self.cfg.wide_counters() {
             d.apb_read64(a, S)
@@ -930,7 +931,9 @@ fn carry_out_of_the_low_word_is_not_an_overflow() {
 /// the current high word (1) and skips counting.
 #[test]
 fn carry_into_the_high_word_is_visible_at_once() {
-    const X: u64 = 5;
+    // Counter accesses are held (H cycles): X leaves room to set a read up H cycles early.
+    const H: u64 = COUNTER_HOLD_CYCLES as u64;
+    const X: u64 = 5 + H;
     for (name, cfg) in width_configs()
         .into_iter()
         .filter(|(_, c)| c.wide_counters())
@@ -948,19 +951,19 @@ fn carry_into_the_high_word_is_visible_at_once() {
                 e + X + 1
             };
             for r in 0..5u64 {
-                // Split read set up in cycle c - 1 + r.
+                // Split read performed in cycle c + r (set up H + 1 cycles before).
                 let c = arm(d);
-                idle_until(d, c - 1 + r);
+                idle_until(d, c - 1 + r - H);
                 let (v, edge) = p.counter_at(d, 0);
                 assert_eq!(
                     v,
                     value_after(c, edge),
                     "config `{name}`: counter 0 carries out of bit 31 at edge {c}, split read after edge {edge}"
                 );
-                // A lone high-word read set up in cycle c - 1 + r.
+                // A lone high-word read performed in cycle c + r.
                 let c = arm(d);
-                idle_until(d, c - 1 + r);
-                let edge = d.cycle;
+                idle_until(d, c - 1 + r - H);
+                let edge = d.cycle + H;
                 let hi = d.apb_read(a + 4, S) as u64;
                 assert_eq!(
                     hi,
@@ -972,7 +975,7 @@ fn carry_into_the_high_word_is_visible_at_once() {
             // High-word writes at edge c+1, byte 3 strobed, then no byte strobed.
             for (strb, data) in [(0b1000u8, 0xAB00_0000u32), (0, 0xFFFF_FFFF)] {
                 let c = arm(d);
-                idle_until(d, c); // setup in cycle c, access (edge) c+1
+                idle_until(d, c - H); // setup in cycle c - H, access (edge) c+1
                 d.apb_write_strb(a + 4, data, strb, S);
                 let t = d.cycle - 1;
                 assert_eq!(t, c + 1);
@@ -1048,10 +1051,14 @@ fn counter_write_while_counting_skips_its_edge() {
             // High word 0 for wide counters: the value is 0xFFFF_FFFF, max only at 32 bits.
             let top = 0xFFFF_FFFFu64;
             let (v, e) = p.counter_at(d, 0);
-            assert_eq!(e, t + 1, "read set up right after the write");
+            assert_eq!(
+                e,
+                t + 1 + COUNTER_HOLD_CYCLES as u64,
+                "read set up right after the write"
+            );
             assert_eq!(
                 v,
-                (top + 1) & p.max(),
+                (top + (e - t)) & p.max(),
                 "config `{name}`: counter 0 written {top:#x} at edge {t}, one count at edge {e}"
             );
             let off = p.stop(d);
@@ -1096,10 +1103,11 @@ fn counter_write_at_the_overflow_edge_never_sets_ovs() {
             p.start(d);
             // Counter 0 overflows at edge o; a single-word write of the low word acts at o.
             // Low word write needs the counter's other bits at max: arm writes max - x.
-            let x = 4;
+            let hold = COUNTER_HOLD_CYCLES as u64;
+            let x = 4 + hold;
             let o = p.arm_overflow(d, 0b1, x);
-            // Write setup at o-1, access at o.
-            idle_until(d, o - 1);
+            // Write setup at o-1-hold (then its held cycles), access at o.
+            idle_until(d, o - 1 - hold);
             let t = p.set_counter_lo(d, 0, 7);
             assert_eq!(t, o, "write at the overflow edge");
             d.idle(2);
@@ -1117,8 +1125,9 @@ fn counter_write_at_the_overflow_edge_never_sets_ovs() {
 
 /// The split 64-bit write rule on running wide counters (cycle counter and lane counter;
 /// docs/behaviour.md "Split 64-bit counter writes"): low word L at edge t1, high word H at edge
-/// t2 = t1+2 behave as {H, L} written at t1: the counter counts at t1+1 and at t2, and a carry
-/// out of the low word between the writes is kept. The value after t2 is {H, L} + 2 * inc.
+/// t2 = t1+g (g = 2 + COUNTER_HOLD_CYCLES: the high write's setup, its held cycles, its access)
+/// behave as {H, L} written at t1: the counter counts at t1+1 ..= t2, and a carry out of the low
+/// word between the writes is kept. The value after t2 is {H, L} + g * inc.
 #[test]
 fn split_64_bit_write_to_a_running_counter_keeps_the_carry() {
     for (name, cfg) in width_configs()
@@ -1139,6 +1148,7 @@ fn split_64_bit_write_to_a_running_counter_keeps_the_carry() {
             d.idle(4);
             let a0 = p.addr(RegId::Evcntr(0));
             let a1 = p.addr(RegId::Evcntr(1));
+            let g = 2 + COUNTER_HOLD_CYCLES as u64;
 
             // No carry: cycles.
             d.apb_write64(a0, h << 32 | 0x100, S);
@@ -1146,7 +1156,7 @@ fn split_64_bit_write_to_a_running_counter_keeps_the_carry() {
             let (v, e) = p.counter_at(d, 0);
             assert_eq!(
                 v,
-                (h << 32 | 0x102) + (e - t2),
+                (h << 32 | 0x100) + g + (e - t2),
                 "config `{name}`: counter 0 (cycles) split write {:#x} without carry",
                 h << 32 | 0x100
             );
@@ -1157,11 +1167,11 @@ fn split_64_bit_write_to_a_running_counter_keeps_the_carry() {
             let (v, e) = p.counter_at(d, 0);
             assert_eq!(
                 v,
-                ((h + 1) << 32 | 1) + (e - t2),
+                ((h + 1) << 32 | (g - 1)) + (e - t2),
                 "config `{name}`: counter 0 (cycles) split write {:#x}: the carry between the \
                  writes must be kept (a lost carry would give {:#x})",
                 h << 32 | 0xFFFF_FFFF,
-                (h << 32 | 1) + (e - t2)
+                (h << 32 | (g - 1)) + (e - t2)
             );
 
             // Carry between the writes: L lanes, low word 2^32 - L plus L at t1+1 = 2^32.
@@ -1171,7 +1181,7 @@ fn split_64_bit_write_to_a_running_counter_keeps_the_carry() {
             let (v, e) = p.counter_at(d, 1);
             assert_eq!(
                 v,
-                ((h + 1) << 32) + l + l * (e - t2),
+                ((h + 1) << 32) + l * (g - 1) + l * (e - t2),
                 "config `{name}`: counter 1 (event 1 on {l} lanes) split write {:#x}: the carry \
                  between the writes must be kept",
                 h << 32 | lo
@@ -1518,10 +1528,11 @@ fn reset_while_counting_clears_counters_ovs_and_enables() {
             p.irqen(d, true);
             p.write_bits_once(d, RegId::OvsSet0, 0b100);
             p.start(d);
-            // CNTENSET0 at edge e, overflow at o = e + 11; d.cycle is e + 1 here, and the idle
-            // cycles and counter 1's read (3 cycles, 6 for a split 64-bit read: one wait state
-            // each) end by cycle e + 10 = o - 1.
-            let o = p.arm_overflow(d, 0b1, 10);
+            // CNTENSET0 at edge e, overflow at o = e + 31; d.cycle is e + 1 here, and the idle
+            // cycles and counter 1's read (3 + 8 cycles, 6 + 16 for a split 64-bit read: one
+            // wait state and 8 held cycles each) end by cycle e + 30 = o - 1.
+            assert!(3 + 2 * (3 + COUNTER_HOLD_CYCLES as u64) < 30);
+            let o = p.arm_overflow(d, 0b1, 30);
             d.idle(3);
             assert!(
                 p.counter(d, 1) > 0,

@@ -53,7 +53,7 @@ use common::pmcg::{all_lanes, idle_until, irq_churn, irq_config, span, Log, Pmcg
 use common::{base_seed, for_each_backend, named_config, COUNT_DELAY, IRQ_LATENCY, MSI_LATENCY};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId};
+use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId, COUNTER_HOLD_CYCLES};
 use pmcg_sim::axi::{MsiResponder, MsiWrite, RESP_DECERR, RESP_OKAY, RESP_SLVERR};
 use pmcg_sim::pins::{PinInputs, PinOutputs};
 use rand::{Rng, SeedableRng};
@@ -1195,7 +1195,8 @@ fn pending_msi_survives_irq_ctrl_toggles_at_every_offset() {
                 for dw in 0..(2 * B + 14) {
                     let probe = attach(&p, d, MsiResponder::fixed(0, 0, B as u32, RESP_OKAY));
                     enable(&p, d, 0b11, ADDR, 0xD15A_0001);
-                    let o0 = d.cycle + 24;
+                    // (Room for the two arms' counter writes and their held cycles.)
+                    let o0 = d.cycle + 24 + 2 * COUNTER_HOLD_CYCLES as u64;
                     let o1 = o0 + 5;
                     p.arm_overflow_at(d, 0b10, o1);
                     p.arm_overflow_at(d, 0b01, o0);
@@ -1497,18 +1498,21 @@ fn overflow_to_irq_and_msi_latency_and_read_ordering() {
         let mut pulses = Vec::new();
         for (reg, id) in reads {
             for delay in [0, 1] {
-                // Counter 0 from max - 8 (+2 per edge from edge e + COUNT_DELAY: the lanes of
-                // cycle e are the first matched while enabled), counter 1 from 0x100 (+1 per
-                // edge from e1 + 1): counter 0 reaches max after edge e+5 and wraps to 1 at
-                // o = e+6.
+                // Counter 0 from max - 8 - 2h (+2 per edge from edge e + COUNT_DELAY: the lanes
+                // of cycle e are the first matched while enabled), counter 1 from 0x100 (+1 per
+                // edge from e1 + 1): counter 0 reaches max after edge e+5+h and wraps to 1 at
+                // o = e+6+h. (h: the held cycles of a counter or SVR read, which is set up h
+                // cycles earlier than an OVSSET0 read to be performed in the same cycle.)
+                let h = COUNTER_HOLD_CYCLES as u64;
                 p.write_bits(d, RegId::CntenClr0, 0b11);
                 p.set_counter(d, 1, 0x100);
-                let e = p.arm(d, 0b01, p.max() - 8);
+                let e = p.arm(d, 0b01, p.max() - 8 - 2 * h);
                 p.write_bits(d, RegId::CntenSet0, 0b10);
                 let e1 = d.cycle - 1;
-                let o = e + COUNT_DELAY + 4;
+                let o = e + COUNT_DELAY + 4 + h;
                 let read_at = o + delay;
-                idle_until(d, read_at);
+                let held = if id == RegId::OvsSet0 { 0 } else { h };
+                idle_until(d, read_at - held);
                 let got = p.read(d, id) as u64;
                 // Values after edge read_at (SVRs: captured at o).
                 let want = match id {
@@ -1518,8 +1522,10 @@ fn overflow_to_irq_and_msi_latency_and_read_ordering() {
                     _ => 0x100 + (o - e1),
                 };
                 assert_eq!(
-                    got, want,
-                    "config `{name}`: {reg} read set up in cycle {read_at} (overflow at edge {o})"
+                    got,
+                    want,
+                    "config `{name}`: {reg} read performed in cycle {} (overflow at edge {o})",
+                    read_at + 1
                 );
                 pulses.push(o + IRQ_LATENCY);
                 idle_until(d, o + 4);

@@ -17,7 +17,9 @@ mod common;
 use common::{configs, for_each_backend};
 use pmcg_hdl::config::{PmcgConfig, CYCLE_EVENT};
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{offset, Access as FieldAccess, RegId, Register, RegisterMap, Word};
+use pmcg_hdl::regmap::{
+    offset, Access as FieldAccess, RegId, Register, RegisterMap, Word, COUNTER_HOLD_CYCLES,
+};
 use pmcg_sim::pins::{Access, Driver, Dut, PinInputs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -851,9 +853,10 @@ fn start_cycle_counter(b: &mut Bench<'_>, n: u32, hi: u32) -> Running {
 
 /// Reads one word of counter `r`: (access cycle of the read, data).
 fn read_counter_word(b: &mut Bench<'_>, r: &Running, word: Word, acc: Access) -> (u64, u32) {
-    // The read returns the state of its access cycle, the cycle after its setup cycle.
-    let c = b.d.cycle + 1;
+    // The read returns the state of its access cycle, the cycle after its setup cycle and its
+    // held cycles.
     let addr = b.word(RegId::Evcntr(r.n), word).addr;
+    let c = b.d.cycle + 1 + hold_of(b, addr) as u64;
     (c, b.read(addr, acc))
 }
 
@@ -1027,24 +1030,55 @@ fn idle_cycle(b: &mut Bench<'_>, presetn: bool) -> Pins {
     (o.pready, o.prdata)
 }
 
-/// A read driven by hand: setup, then PENABLE = 1 for exactly two access cycles (the contract's
-/// length), with PRESETn low in the access cycles `reset_in` lists (0: the first, 1: the second).
-/// Returns the pins of the setup and both access cycles, and the setup cycle.
+/// The held cycles of an access to `addr` (docs/behaviour.md "Counter and shadow accesses").
+fn hold_of(b: &Bench<'_>, addr: u32) -> usize {
+    if b.map.held_access(addr) {
+        COUNTER_HOLD_CYCLES as usize
+    } else {
+        0
+    }
+}
+
+/// A read driven by hand: setup, PENABLE = 1 through its held cycles (if any), then for exactly
+/// two access cycles (the contract's length), with PRESETn low in the access cycles `reset_in`
+/// lists (0: the first, 1: the second). Returns the pins of every cycle and the setup cycle.
 fn hand_read(b: &mut Bench<'_>, addr: u32, reset_in: &[usize]) -> (Vec<Pins>, u64) {
     let s = b.d.cycle;
     let mut pins = vec![apb_cycle(b, addr, None, false, true)];
+    for _ in 0..hold_of(b, addr) {
+        pins.push(apb_cycle(b, addr, None, true, true));
+    }
     for k in 0..2 {
         pins.push(apb_cycle(b, addr, None, true, !reset_in.contains(&k)));
     }
     (pins, s)
 }
 
-/// A write driven by hand: setup and one access cycle. Returns their pins.
+/// A write driven by hand: setup, its held cycles (if any) and one access cycle. Returns their
+/// pins.
 fn hand_write(b: &mut Bench<'_>, addr: u32, data: u32) -> Vec<Pins> {
-    vec![
-        apb_cycle(b, addr, Some(data), false, true),
-        apb_cycle(b, addr, Some(data), true, true),
-    ]
+    let mut pins = vec![apb_cycle(b, addr, Some(data), false, true)];
+    for _ in 0..=hold_of(b, addr) {
+        pins.push(apb_cycle(b, addr, Some(data), true, true));
+    }
+    pins
+}
+
+/// The contract's pins of a read of `value` with `hold` held cycles: setup, held cycles, the
+/// access cycle (its wait state), the data cycle.
+fn read_pins(hold: usize, value: u32) -> Vec<Pins> {
+    let mut p = vec![(true, 0)];
+    p.extend(std::iter::repeat_n((false, 0), hold + 1));
+    p.push((true, value));
+    p
+}
+
+/// The contract's pins of a write with `hold` held cycles.
+fn write_pins(hold: usize) -> Vec<Pins> {
+    let mut p = vec![(true, 0)];
+    p.extend(std::iter::repeat_n((false, 0), hold));
+    p.push((true, 0));
+    p
 }
 
 fn expect_pins(b: &mut Bench<'_>, case: &str, got: &[Pins], want: &[Pins]) {
@@ -1055,10 +1089,12 @@ fn expect_pins(b: &mut Bench<'_>, case: &str, got: &[Pins], want: &[Pins]) {
     }
 }
 
-/// docs/behaviour.md "APB4 completer": every read takes exactly one wait state. Setup s; s+1:
-/// PREADY = 0, PRDATA = 0, the read is performed (the state of cycle s+1); s+2: PREADY = 1 and
-/// PRDATA = that value. PREADY is 1 and PRDATA 0 in every other cycle; a write's access has no
-/// wait state. A running cycle counter tells the cycle a value was taken in. Every expected value
+/// docs/behaviour.md "APB4 completer": every read takes exactly one wait state, after the held
+/// cycles of a counter or shadow access ("Counter and shadow accesses", h of them; 0 for other
+/// registers). Setup s; s+1 .. s+h: held, PREADY = 0, PRDATA = 0; s+h+1: PREADY = 0, PRDATA =
+/// 0, the read is performed (the state of cycle s+h+1); s+h+2: PREADY = 1 and PRDATA = that
+/// value. PREADY is 1 and PRDATA 0 in every other cycle; a write's access has no wait state of
+/// its own. A running cycle counter tells the cycle a value was taken in. Every expected value
 /// comes from the contract and `Running::value_at`, never from a backend.
 #[test]
 fn every_read_takes_exactly_one_wait_state() {
@@ -1067,40 +1103,41 @@ fn every_read_takes_exactly_one_wait_state() {
         let lo = |v: u64| (v & 0xFFFF_FFFF) as u32;
         let ctr = b.word(RegId::Evcntr(0), Low).addr;
         let cfgr = b.word(RegId::Cfgr, Low);
+        let h = hold_of(b, ctr);
+        assert_eq!(h, COUNTER_HOLD_CYCLES as usize, "EVCNTR0 is held");
+        assert_eq!(hold_of(b, cfgr.addr), 0, "CFGR is not");
+        let hu = h as u64;
         let r = start_cycle_counter(b, 0, 0);
 
-        // A single read: the value of its first access cycle s+1 (edges t0..s counted), not of
-        // s+2 (one count more), and PRDATA only in s+2.
+        // A single read: the value of its access cycle s+h+1 (edges t0..s+h counted), not of
+        // s+h+2 (one count more), and PRDATA only in s+h+2.
         idle_cycle(b, true);
         let (pins, s) = hand_read(b, ctr, &[]);
-        let (v1, v2) = (r.value_at(s + 1), r.value_at(s + 2));
+        let (v1, v2) = (r.value_at(s + hu + 1), r.value_at(s + hu + 2));
         assert_ne!(lo(v1), lo(v2), "test error: the counter must move");
         let after = idle_cycle(b, true);
-        let want = [(true, 0), (false, 0), (true, lo(v1)), (true, 0)];
+        let mut want = read_pins(h, lo(v1));
+        want.push((true, 0));
         expect_pins(b, "one read", &[&pins[..], &[after]].concat(), &want);
 
         // Back-to-back reads (each setup in the cycle after the previous completion): the counter
-        // three times, CFGR between; values of the cycles s+1, s+4, s+10.
+        // twice, CFGR, the counter; performed in s+h+1, s+2h+4, (CFGR), s+3h+10.
         let (mut got, s) = hand_read(b, ctr, &[]);
         got.extend(hand_read(b, ctr, &[]).0);
         got.extend(hand_read(b, cfgr.addr, &[]).0);
         got.extend(hand_read(b, ctr, &[]).0);
         let mut want = Vec::new();
-        for v in [
-            lo(r.value_at(s + 1)),
-            lo(r.value_at(s + 4)),
-            cfgr.reset,
-            lo(r.value_at(s + 10)),
-        ] {
-            want.extend([(true, 0), (false, 0), (true, v)]);
-        }
+        want.extend(read_pins(h, lo(r.value_at(s + hu + 1))));
+        want.extend(read_pins(h, lo(r.value_at(s + 2 * hu + 4))));
+        want.extend(read_pins(0, cfgr.reset));
+        want.extend(read_pins(h, lo(r.value_at(s + 3 * hu + 10))));
         expect_pins(b, "back-to-back reads", &got, &want);
 
         // Reads inside a write-heavy sequence: every write completes in its one access cycle,
         // every read has its wait state. A written EVTYPER1 reads back at once; EVCNTR0 written
         // W at edge a skips edge a and counts from edge a+1, so a read set up in a+1 (performed
-        // in a+2) returns W + 1; a CR.E = 0 write at edge c still counts at c: a read set up in
-        // c+1 returns the count of edge c, and one set up later the same.
+        // in a+h+2) returns W + h + 1; a CR.E = 0 write at edge c still counts at c: a read set
+        // up in c+1 returns the count of edge c, and one set up later the same.
         let evtyper1 = b.word(RegId::Evtyper(1), Low);
         let event = b.map.field(field::EVTYPER_EVENT.at(1)).expect("EVENT");
         let ev1 = 2u32 << event.lsb;
@@ -1117,38 +1154,35 @@ fn every_read_takes_exactly_one_wait_state() {
         let c = b.d.cycle - 1;
         got.extend(hand_read(b, ctr, &[]).0);
         got.extend(hand_read(b, ctr, &[]).0);
-        let (ww, wr) = ([(true, 0), (true, 0)], |v: u32| {
-            [(true, 0), (false, 0), (true, v)]
-        });
         let mut want = Vec::new();
-        want.extend(ww);
-        want.extend(wr(ev1));
-        want.extend(ww);
-        // Written at edge a (the write's access cycle), read set up in a+1 and performed in a+2:
-        // edge a skipped, edge a+1 counted.
-        want.extend(wr(w + 1));
-        want.extend(ww);
-        want.extend(ww);
+        want.extend(write_pins(0));
+        want.extend(read_pins(0, ev1));
+        want.extend(write_pins(h));
+        // Written at edge a (the write's access cycle), read set up in a+1 and performed in
+        // a+h+2: edge a skipped, edges a+1 ..= a+h+1 counted.
+        want.extend(read_pins(h, w + 1 + h as u32));
+        want.extend(write_pins(h));
+        want.extend(write_pins(0));
         // Written at a2, then the CFGR write (edges a2+1, a2+2), then setup a2+3 and the read
-        // performed in a2+4: edges a2+1 ..= a2+3 counted.
-        want.extend(wr(w + 3));
-        want.extend(ww);
+        // performed in a2+h+4: edges a2+1 ..= a2+h+3 counted.
+        want.extend(read_pins(h, w + 3 + h as u32));
+        want.extend(write_pins(0));
         // CR.E = 0 at edge c: from the write at a2, edges a2+1 ..= c counted.
         let stopped = w + (c - a2) as u32;
-        want.extend(wr(stopped));
-        want.extend(wr(stopped));
+        want.extend(read_pins(h, stopped));
+        want.extend(read_pins(h, stopped));
         expect_pins(b, "reads among writes", &got, &want);
 
-        // PRESETn low in the wait state s+1: the read still completes in s+2 with the value of
-        // cycle s+1; edge s+2 resets, so the next read returns the reset value. And with PRESETn
-        // low in both access cycles (reset edges s+2 and s+3).
+        // PRESETn low in the wait state s+h+1: the read still completes in s+h+2 with the value
+        // of cycle s+h+1; edge s+h+2 resets, so the next read returns the reset value. And with
+        // PRESETn low in both access cycles (reset edges s+h+2 and s+h+3).
         for reset_in in [&[0usize][..], &[0, 1]] {
             let r = start_cycle_counter(b, 0, 0);
             idle_cycle(b, true);
             let (pins, s) = hand_read(b, ctr, reset_in);
-            let v = lo(r.value_at(s + 1));
+            let v = lo(r.value_at(s + hu + 1));
             let case = format!("PRESETn low in access cycles {reset_in:?}");
-            expect_pins(b, &case, &pins, &[(true, 0), (false, 0), (true, v)]);
+            expect_pins(b, &case, &pins, &read_pins(h, v));
             // The cycle after: reset state, idle bus (PRESETn high again).
             let after = idle_cycle(b, true);
             expect_pins(b, &case, &[after], &[(true, 0)]);
@@ -1156,6 +1190,29 @@ fn every_read_takes_exactly_one_wait_state() {
             b.check(&ctr_w, S, ctr_w.reset, &format!("after the reset ({case})"));
             let cr = b.word(RegId::Cr, Low);
             b.check(&cr, S, cr.reset, &format!("after the reset ({case})"));
+        }
+
+        // PRESETn low in held cycle k: the hold ends, PREADY = 1 (PRDATA 0) in the next cycle
+        // and the transfer is never performed (a write's value is not there after the reset
+        // edge; nothing is performed at the reset edge either).
+        for k in [1, h / 2, h] {
+            for write in [false, true] {
+                start_cycle_counter(b, 0, 0);
+                let data = write.then_some(0x5555_0000);
+                let mut got = vec![apb_cycle(b, ctr, data, false, true)];
+                for j in 1..=k {
+                    got.push(apb_cycle(b, ctr, data, true, j != k));
+                }
+                got.push(apb_cycle(b, ctr, data, true, true)); // completes: PREADY = 1
+                got.push(idle_cycle(b, true));
+                let mut want = vec![(true, 0)];
+                want.extend(std::iter::repeat_n((false, 0), k));
+                want.extend([(true, 0), (true, 0)]);
+                let case = format!("PRESETn low in held cycle {k} of a {} (write: {write})", h);
+                expect_pins(b, &case, &got, &want);
+                let ctr_w = b.word(RegId::Evcntr(0), Low);
+                b.check(&ctr_w, S, ctr_w.reset, &format!("after the reset ({case})"));
+            }
         }
         b.write_reg(RegId::Cr, Low, 0);
     });

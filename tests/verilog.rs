@@ -91,15 +91,13 @@ fn allowed_warning(line: &str) -> bool {
         // DECERR) from OKAY/EXOKAY. core_*: the wrapper's wires for the core's fixed-width
         // outputs, of which a configuration uses a slice (AWADDR's pa_bits, IRQ_CFG2's MEMATTR
         // and SH, one export bit per counter) or none (the MSI and capture outputs of a
-        // configuration without them). dec$evc_sel / dec$arr_sel / dec$evc_sel_now: the address
-        // decoder's 64-bit one-hot element selects (registered, and the live one the counters'
-        // setup-edge match clear reads), of which a configuration uses one bit per counter;
-        // evc_sel_now again as the match registers' input port (match_regs.rs).
+        // configuration without them). dec$evc_sel / dec$arr_sel: the address decoder's 64-bit
+        // one-hot element selects, of which a configuration uses one bit per counter; evc_sel
+        // again as the match registers' input port (match_regs.rs).
         "UNUSEDSIGNAL" => {
             line.contains("'pprot'[2,0]")
                 || line.contains("of signal are not used: 'dec$evc_sel'[63:")
-                || line.contains("of signal are not used: 'dec$evc_sel_now'[63:")
-                || line.contains("of signal are not used: 'evc_sel_now'[63:")
+                || line.contains("of signal are not used: 'evc_sel'[63:")
                 || line.contains("of signal are not used: 'dec$arr_sel'[63:")
                 || line.contains("'bresp'[0]")
                 || line.contains("of signal are not used: 'core_")

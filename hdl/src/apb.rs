@@ -4,28 +4,35 @@
 //! ```text
 //!   PSEL PENABLE PWRITE PADDR PWDATA PSTRB PPROT        (live inputs)
 //!     │
-//!     ├─ setup (PSEL & !PENABLE) ──► setup registers: rd / wr, addr, wdata, strb, ns
-//!     └─ setup_wr_now, setup_ns_now (live: the setup registers' D) ──► register file's
-//!        match-register clear of a counter about to be written (with the live PADDR decode)
+//!     ├─ setup (PSEL & !PENABLE), not to EVCNTR/SVR ──► setup registers: rd / wr, addr, ...
+//!     ├─ setup to the EVCNTR or SVR region ──► hold (COUNTER_HOLD_CYCLES wait states) ─┐
+//!     │     its last cycle presents it to the setup registers (the bus is stable) ◄──────┘
+//!     └─ held_wr_last (a register: the last held cycle of a write) ──► register file's
+//!        match-register clear of a counter about to be written (with the registered decode)
 //!                                        │
 //!              access cycle (the next) ◄─┘ req_rd / req_wr + request   (registers only)
 //!   (PRDATA is the register file's read data, wired by the top block)
-//!   PREADY = 0 in a read's first access cycle (one wait state: the register file's read mux
-//!   is two stages), else 1; PSLVERR = 0 (every location is RAZ/WI, RO or RW)
+//!   PREADY = 0 while held and in a read's first access cycle (one wait state: the register
+//!   file's read mux is two stages), else 1; PSLVERR = 0 (every location is RAZ/WI, RO or RW)
 //! ```
 //! The request is registered at the setup edge, so nothing downstream of this block depends on a
-//! live bus input other than the address decoder and the counters' match-register clear: APB4
+//! live bus input other than the address decoder (and the block-RAM read addresses): APB4
 //! keeps PADDR, PWRITE, PWDATA, PSTRB and PPROT stable from setup to access, and an access cycle
 //! always follows a setup cycle. A write takes effect at the edge that ends its
 //! access cycle (no wait state). A read is performed in its first access cycle (the register file
 //! registers its first read-mux stage at that edge) and completes in the second, with PREADY = 1
 //! and PRDATA valid (docs/behaviour.md "APB4 completer").
+//! An access to the EVCNTR or SVR region is held for [`COUNTER_HOLD_CYCLES`] wait states first
+//! and then presented as if set up in the last of them (docs/behaviour.md "Counter and shadow
+//! accesses"): a counter bank with its upper bits in block RAM prepares the counter in that time
+//! (issue 11). A cycle with PRESETn low ends a hold without presenting it.
 //! Keeping live inputs out of the register file also keeps the Verilator model's input-evaluation
 //! pass small (README, design notes).
 
+use crate::regmap::{RegId, RegisterMap, COUNTER_HOLD_CYCLES};
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct ApbCompleter {
     pub clock: Signal<In, Clock>,
     /// PRESETn is low in this cycle (live, active high): no setup is registered.
@@ -52,11 +59,10 @@ pub struct ApbCompleter {
     pub req_ns: Signal<Out, Bit>,
     /// The access is Root ({PNSE, PPROT[1]} = 10).
     pub req_root: Signal<Out, Bit>,
-    /// The setup cycle's write and its PPROT[1], live (the D inputs of the setup registers): a
-    /// counter write skips the events of its access edge, so its match register is cleared at
-    /// the setup edge (regfile.rs).
-    pub setup_wr_now: Signal<Out, Bit>,
-    pub setup_ns_now: Signal<Out, Bit>,
+    /// The last held cycle of a write (a register): a counter write skips the events of its
+    /// access edge, so its match register is cleared at the edge ending this cycle
+    /// (match_regs.rs).
+    pub held_wr_last: Signal<Out, Bit>,
     setup_rd: DFF<Bit>,
     setup_wr: DFF<Bit>,
     addr_r: DFF<Bits<32>>,
@@ -64,19 +70,110 @@ pub struct ApbCompleter {
     strb_r: DFF<Bits<4>>,
     ns_r: DFF<Bit>,
     root_r: DFF<Bit>,
+    /// A transfer to the EVCNTR or SVR region is held; its wait states left (1: the last); it
+    /// is a write.
+    hold: DFF<Bit>,
+    hold_left: DFF<Bits<4>>,
+    hold_wr: DFF<Bit>,
+    /// The EVCNTR and SVR regions: base addresses and the address bits that name the region.
+    evc_base: Constant<Bits<32>>,
+    svr_base: Constant<Bits<32>>,
+    evc_region_mask: Constant<Bits<32>>,
+    svr_region_mask: Constant<Bits<32>>,
+    hold_cycles: Constant<Bits<4>>,
+    setup_now: Signal<Local, Bit>,
+    held_now: Signal<Local, Bit>,
+    present: Signal<Local, Bit>,
+}
+
+impl ApbCompleter {
+    /// The completer of a register map (its EVCNTR and SVR regions are held).
+    pub fn new(map: &RegisterMap) -> Self {
+        let region = |id: RegId| {
+            (
+                Constant::new((map.array_base(id) as u64).into()),
+                Constant::new((!(map.array_extent(id) as u64 - 1) & 0xFFFF_FFFF).into()),
+            )
+        };
+        let (evc_base, evc_region_mask) = region(RegId::Evcntr(0));
+        let (svr_base, svr_region_mask) = region(RegId::Svr(0));
+        assert!((1..16).contains(&COUNTER_HOLD_CYCLES));
+        ApbCompleter {
+            clock: Default::default(),
+            rst: Default::default(),
+            psel: Default::default(),
+            penable: Default::default(),
+            pwrite: Default::default(),
+            paddr: Default::default(),
+            pwdata: Default::default(),
+            pstrb: Default::default(),
+            pprot: Default::default(),
+            pnse: Default::default(),
+            pready: Default::default(),
+            pslverr: Default::default(),
+            req_rd: Default::default(),
+            req_wr: Default::default(),
+            req_addr: Default::default(),
+            req_wdata: Default::default(),
+            req_strb: Default::default(),
+            req_ns: Default::default(),
+            req_root: Default::default(),
+            held_wr_last: Default::default(),
+            setup_rd: Default::default(),
+            setup_wr: Default::default(),
+            addr_r: Default::default(),
+            wdata_r: Default::default(),
+            strb_r: Default::default(),
+            ns_r: Default::default(),
+            root_r: Default::default(),
+            hold: Default::default(),
+            hold_left: Default::default(),
+            hold_wr: Default::default(),
+            evc_base,
+            svr_base,
+            evc_region_mask,
+            svr_region_mask,
+            hold_cycles: Constant::new((COUNTER_HOLD_CYCLES as u64).into()),
+            setup_now: Default::default(),
+            held_now: Default::default(),
+            present: Default::default(),
+        }
+    }
 }
 
 impl Logic for ApbCompleter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r, root_r);
-        // The setup cycle registers the transfer; the access cycle performs it.
+        dff_setup!(
+            self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r, root_r, hold,
+            hold_left, hold_wr
+        );
+        // The setup cycle registers the transfer; the access cycle performs it. A transfer to
+        // the EVCNTR or SVR region is held first, and presented in the last held cycle.
+        self.setup_now.next = self.psel.val() & (!self.penable.val()) & (!self.rst.val());
+        self.held_now.next = ((self.paddr.val() & self.evc_region_mask.val())
+            == self.evc_base.val())
+            | ((self.paddr.val() & self.svr_region_mask.val()) == self.svr_base.val());
+        self.present.next =
+            self.hold.q.val() & (self.hold_left.q.val() == 1u64) & (!self.rst.val());
+        self.hold.d.next = self.hold.q.val() & (self.hold_left.q.val() != 1u64);
+        self.hold_left.d.next = self.hold_left.q.val() - 1;
+        self.hold_wr.d.next = self.hold_wr.q.val();
+        if self.rst.val() {
+            self.hold.d.next = false;
+        }
+        if self.setup_now.val() & self.held_now.val() {
+            self.hold.d.next = true;
+            self.hold_left.d.next = self.hold_cycles.val();
+            self.hold_wr.d.next = self.pwrite.val();
+        }
         self.setup_rd.d.next =
-            self.psel.val() & (!self.penable.val()) & (!self.pwrite.val()) & (!self.rst.val());
-        self.setup_wr.d.next =
-            self.psel.val() & (!self.penable.val()) & self.pwrite.val() & (!self.rst.val());
-        self.setup_wr_now.next = self.setup_wr.d.val();
-        self.setup_ns_now.next = self.pprot.val().get_bit(1);
+            (self.setup_now.val() & (!self.held_now.val()) & (!self.pwrite.val()))
+                | (self.present.val() & (!self.hold_wr.q.val()));
+        self.setup_wr.d.next = (self.setup_now.val() & (!self.held_now.val()) & self.pwrite.val())
+            | (self.present.val() & self.hold_wr.q.val());
+        self.held_wr_last.next =
+            self.hold.q.val() & (self.hold_left.q.val() == 1u64) & self.hold_wr.q.val();
         self.addr_r.d.next = self.paddr.val();
         self.wdata_r.d.next = self.pwdata.val();
         self.strb_r.d.next = self.pstrb.val();
@@ -89,8 +186,9 @@ impl Logic for ApbCompleter {
         self.req_strb.next = self.strb_r.q.val();
         self.req_ns.next = self.ns_r.q.val();
         self.req_root.next = self.root_r.q.val();
-        // One wait state for reads: PREADY is low in the access cycle that performs a read.
-        self.pready.next = !self.setup_rd.q.val();
+        // One wait state for reads: PREADY is low in the access cycle that performs a read;
+        // and in every held cycle.
+        self.pready.next = !(self.setup_rd.q.val() | self.hold.q.val());
         self.pslverr.next = false;
     }
 }

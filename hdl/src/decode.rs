@@ -98,11 +98,6 @@ pub struct AddrDecode {
     /// Element selects: bit n = the address is element n of EVCNTR/SVR, of EVTYPER/SMR.
     pub evc_sel: Signal<Out, Bits<64>>,
     pub arr_sel: Signal<Out, Bits<64>>,
-    /// The live decode of this cycle (the registers' D inputs), for the setup edge: EVCNTR
-    /// region, high word, element select.
-    pub evc_in_now: Signal<Out, Bit>,
-    pub hiword_now: Signal<Out, Bit>,
-    pub evc_sel_now: Signal<Out, Bits<64>>,
     hit_r: DFF<Bits<32>>,
     hit_capr_r: DFF<Bit>,
     ro_r: DFF<Bits<32>>,
@@ -250,9 +245,6 @@ impl AddrDecode {
             smr_in: Default::default(),
             hiword: Default::default(),
             evc_sel: Default::default(),
-            evc_in_now: Default::default(),
-            hiword_now: Default::default(),
-            evc_sel_now: Default::default(),
             arr_sel: Default::default(),
             hit_r: Default::default(),
             hit_capr_r: Default::default(),
@@ -337,9 +329,6 @@ impl Logic for AddrDecode {
             self.arr_pack.bits[n].next = self.arr_rel.val() == self.arr_key[n].val();
         }
         self.evc_sel_r.d.next = self.evc_pack.word.val();
-        self.evc_in_now.next = self.evc_in_r.d.val();
-        self.hiword_now.next = self.hiword_r.d.val();
-        self.evc_sel_now.next = self.evc_pack.word.val();
         self.arr_sel_r.d.next = self.arr_pack.word.val();
         self.cr.next = self.hit_r.q.val().get_bit(0);
         self.rootcr.next = self.hit_r.q.val().get_bit(3);

@@ -1,23 +1,27 @@
-//! `MatchRegs`: the counters' match registers, with a counter write's skip applied at its setup
-//! edge from the live address decode.
+//! `MatchRegs`: the counters' match registers, with a counter write's skip applied at the edge
+//! before its access cycle.
 //!
 //! ```text
 //!   d[n] (RegFile: next match count of counter n, 0 at a reset edge) ──┐
-//!   live: setup_wr_now, setup_ns_now, evc_in_now, hiword_now,         │
-//!         evc_sel_now[63:0], PADDR; registered: pair_open, pair_key,  ▼
-//!         nsra ──► wskip (a counter write is set up) ──► skip[n] ? 0 : d[n] ──► DFF ──► q[n]
+//!   registered: wr_next, wr_ns, evc_in, hiword, evc_sel[63:0], addr,  │
+//!               pair_open, pair_key, nsra                              ▼
+//!      ──► wskip (a counter write is performed in the next cycle) ──► skip[n] ? 0 : d[n]
+//!                                                            ──► DFF ──► q[n]
 //! ```
 //!
 //! A counter write skips the events of its access edge (SMMUv3 10.5.2.1; docs/behaviour.md):
-//! its match register is cleared at the write's setup edge, so the access edge adds 0 and the
-//! counter's D logic needs no gate in front of its adder. The decision needs the live decode of
-//! PADDR, which changes between clock edges. It lives in this small block, not in RegFile's
-//! kernel, so that RegFile reads only registers (q) and Verilator does not evaluate RegFile's
-//! kernel whenever an APB input changes (that cost the 64x64 Verilator model 2.7x in speed).
-//! The high word of an open 64-bit pair is not a counter write of its own (the pair's high
-//! write completes the pair; docs/behaviour.md, "split 64-bit writes"). Its block-level test
-//! runs natively; the Verilog of the same logic runs in every co-simulation test (the planted
-//! fault WriteCountsEvents and the differential fail without the skip).
+//! its match register is cleared at the edge before its access cycle, so the access edge adds 0
+//! and the counter's D logic needs no gate in front of its adder. Every counter write is held
+//! (docs/behaviour.md "Counter and shadow accesses"), so that edge ends its last held cycle, and
+//! the bus is stable since its setup: the decision reads only registers (the completer's
+//! "last held cycle of a write" and its registered address and PPROT, the address decoder's
+//! registered selects). It used to read the live PADDR decode at the setup edge, the 16x32
+//! design's critical path. The high word of an open 64-bit pair is not a counter write of its
+//! own (the pair's high write completes the pair; docs/behaviour.md, "split 64-bit writes").
+//! PRESETn low in the last held cycle drops the write, but the next edge resets every match
+//! register anyway, so the skip need not look at it. Its block-level test runs natively; the
+//! Verilog of the same logic runs in every co-simulation test (the planted fault
+//! WriteCountsEvents and the differential fail without the skip).
 
 use rust_hdl::prelude::*;
 
@@ -29,15 +33,16 @@ pub struct MatchRegs {
     pub clock: Signal<In, Clock>,
     /// Counter n's match count for the next edge, before the write's skip.
     pub d: Vec<Signal<In, Bits<4>>>,
-    /// Live (setup cycle of the APB access): a write is set up, and its security state is
-    /// Non-secure.
-    pub setup_wr_now: Signal<In, Bit>,
-    pub setup_ns_now: Signal<In, Bit>,
-    /// Live decode of PADDR: an EVCNTR word, its high word, the counter it selects (one-hot).
-    pub evc_in_now: Signal<In, Bit>,
-    pub hiword_now: Signal<In, Bit>,
-    pub evc_sel_now: Signal<In, Bits<64>>,
-    pub paddr: Signal<In, Bits<32>>,
+    /// Registered: the last held cycle of a counter-region write (it is performed in the next
+    /// cycle), and its security state is Non-secure.
+    pub wr_next: Signal<In, Bit>,
+    pub wr_ns: Signal<In, Bit>,
+    /// Registered decode of the transfer's address: an EVCNTR word, its high word, the counter
+    /// it selects (one-hot), and the address.
+    pub evc_in: Signal<In, Bit>,
+    pub hiword: Signal<In, Bit>,
+    pub evc_sel: Signal<In, Bits<64>>,
+    pub addr: Signal<In, Bits<32>>,
     /// Registered: a 64-bit pair is open, its low word's EVCNTR-relative address, and
     /// SCR.NSRA (Non-secure accesses to the counters are allowed).
     pub pair_open: Signal<In, Bit>,
@@ -61,12 +66,12 @@ impl MatchRegs {
         MatchRegs {
             clock: Default::default(),
             d: (0..counters).map(|_| Default::default()).collect(),
-            setup_wr_now: Default::default(),
-            setup_ns_now: Default::default(),
-            evc_in_now: Default::default(),
-            hiword_now: Default::default(),
-            evc_sel_now: Default::default(),
-            paddr: Default::default(),
+            wr_next: Default::default(),
+            wr_ns: Default::default(),
+            evc_in: Default::default(),
+            hiword: Default::default(),
+            evc_sel: Default::default(),
+            addr: Default::default(),
             pair_open: Default::default(),
             pair_key: Default::default(),
             nsra: Default::default(),
@@ -76,17 +81,17 @@ impl MatchRegs {
         }
     }
 
-    /// A counter write is set up in this cycle (to the counter `evc_sel_now` selects). The
-    /// setup address being the open pair's high word completes the pair: no skip (SCR and the
-    /// pair registers change only at access edges).
+    /// A counter write is performed in the next cycle (to the counter `evc_sel` selects). Its
+    /// address being the open pair's high word completes the pair: no skip (SCR and the pair
+    /// registers change only at access edges).
     fn write_skip(&self) -> bool {
-        let paddr = self.paddr.val().index() as u32;
+        let addr = self.addr.val().index() as u32;
         let pair_now = self.pair_open.val()
-            && (paddr & self.evc_rel_mask) == self.pair_key.val().index() as u32;
-        self.setup_wr_now.val()
-            && !(self.secure_impl && self.setup_ns_now.val() && !self.nsra.val())
-            && self.evc_in_now.val()
-            && (!self.hiword_now.val() || !pair_now)
+            && (addr & self.evc_rel_mask) == self.pair_key.val().index() as u32;
+        self.wr_next.val()
+            && !(self.secure_impl && self.wr_ns.val() && !self.nsra.val())
+            && self.evc_in.val()
+            && (!self.hiword.val() || !pair_now)
     }
 }
 
@@ -95,7 +100,7 @@ impl Logic for MatchRegs {
         if self.clock.pos_edge() {
             let skip = self.write_skip();
             for n in 0..self.q.len() {
-                self.q[n].next = if skip && self.evc_sel_now.val().get_bit(n) {
+                self.q[n].next = if skip && self.evc_sel.val().get_bit(n) {
                     0.into()
                 } else {
                     self.d[n].val()
@@ -111,12 +116,12 @@ impl Logic for MatchRegs {
     fn hdl(&self) -> Verilog {
         let mut v = String::new();
         v += &format!(
-            "wire pair_now = pair_open & ((paddr & 32'h{:08x}) == pair_key);\n",
+            "wire pair_now = pair_open & ((addr & 32'h{:08x}) == pair_key);\n",
             self.evc_rel_mask
         );
         v += &format!(
-            "wire wskip = setup_wr_now & ~({} & setup_ns_now & ~nsra) & evc_in_now \
-             & (~hiword_now | ~pair_now);\n",
+            "wire wskip = wr_next & ~({} & wr_ns & ~nsra) & evc_in \
+             & (~hiword | ~pair_now);\n",
             if self.secure_impl { "1'b1" } else { "1'b0" }
         );
         v += "initial begin\n";
@@ -125,7 +130,7 @@ impl Logic for MatchRegs {
         }
         v += "end\n\nalways @(posedge clock) begin\n";
         for n in 0..self.q.len() {
-            v += &format!("   q${n} <= (wskip & evc_sel_now[{n}]) ? 4'h0 : d${n};\n");
+            v += &format!("   q${n} <= (wskip & evc_sel[{n}]) ? 4'h0 : d${n};\n");
         }
         v += "end\n";
         Verilog::Custom(v)
@@ -139,12 +144,12 @@ impl Block for MatchRegs {
         for s in &mut self.d {
             s.connect_all();
         }
-        self.setup_wr_now.connect_all();
-        self.setup_ns_now.connect_all();
-        self.evc_in_now.connect_all();
-        self.hiword_now.connect_all();
-        self.evc_sel_now.connect_all();
-        self.paddr.connect_all();
+        self.wr_next.connect_all();
+        self.wr_ns.connect_all();
+        self.evc_in.connect_all();
+        self.hiword.connect_all();
+        self.evc_sel.connect_all();
+        self.addr.connect_all();
         self.pair_open.connect_all();
         self.pair_key.connect_all();
         self.nsra.connect_all();
@@ -158,12 +163,12 @@ impl Block for MatchRegs {
         for s in &mut self.d {
             s.update_all();
         }
-        self.setup_wr_now.update_all();
-        self.setup_ns_now.update_all();
-        self.evc_in_now.update_all();
-        self.hiword_now.update_all();
-        self.evc_sel_now.update_all();
-        self.paddr.update_all();
+        self.wr_next.update_all();
+        self.wr_ns.update_all();
+        self.evc_in.update_all();
+        self.hiword.update_all();
+        self.evc_sel.update_all();
+        self.addr.update_all();
         self.pair_open.update_all();
         self.pair_key.update_all();
         self.nsra.update_all();
@@ -174,12 +179,12 @@ impl Block for MatchRegs {
     fn has_changed(&self) -> bool {
         self.clock.has_changed()
             || self.d.iter().any(|s| s.has_changed())
-            || self.setup_wr_now.has_changed()
-            || self.setup_ns_now.has_changed()
-            || self.evc_in_now.has_changed()
-            || self.hiword_now.has_changed()
-            || self.evc_sel_now.has_changed()
-            || self.paddr.has_changed()
+            || self.wr_next.has_changed()
+            || self.wr_ns.has_changed()
+            || self.evc_in.has_changed()
+            || self.hiword.has_changed()
+            || self.evc_sel.has_changed()
+            || self.addr.has_changed()
             || self.pair_open.has_changed()
             || self.pair_key.has_changed()
             || self.nsra.has_changed()
@@ -189,12 +194,12 @@ impl Block for MatchRegs {
         probe.visit_start_scope(name, self);
         self.clock.accept("clock", probe);
         self.d.accept("d", probe);
-        self.setup_wr_now.accept("setup_wr_now", probe);
-        self.setup_ns_now.accept("setup_ns_now", probe);
-        self.evc_in_now.accept("evc_in_now", probe);
-        self.hiword_now.accept("hiword_now", probe);
-        self.evc_sel_now.accept("evc_sel_now", probe);
-        self.paddr.accept("paddr", probe);
+        self.wr_next.accept("wr_next", probe);
+        self.wr_ns.accept("wr_ns", probe);
+        self.evc_in.accept("evc_in", probe);
+        self.hiword.accept("hiword", probe);
+        self.evc_sel.accept("evc_sel", probe);
+        self.addr.accept("addr", probe);
         self.pair_open.accept("pair_open", probe);
         self.pair_key.accept("pair_key", probe);
         self.nsra.accept("nsra", probe);
@@ -222,18 +227,18 @@ mod tests {
         for (n, d) in u.d.iter_mut().enumerate() {
             d.next = ((n as u64 % 4) + 1).into();
         }
-        u.setup_wr_now.next = false;
-        u.setup_ns_now.next = false;
-        u.evc_in_now.next = false;
-        u.hiword_now.next = false;
-        u.evc_sel_now.next = 0.into();
-        u.paddr.next = 0.into();
+        u.wr_next.next = false;
+        u.wr_ns.next = false;
+        u.evc_in.next = false;
+        u.hiword.next = false;
+        u.evc_sel.next = 0.into();
+        u.addr.next = 0.into();
         u.pair_open.next = false;
         u.pair_key.next = 0.into();
         u.nsra.next = false;
     }
 
-    /// A counter write set up in this cycle clears only its counter's match; a read, a
+    /// A counter write performed in the next cycle clears only its counter's match; a read, a
     /// Non-secure write without NSRA and an open pair's high word clear nothing.
     #[test]
     fn a_set_up_counter_write_clears_only_its_match() {
@@ -242,24 +247,24 @@ mod tests {
         assert_eq!(edge(&mut uut, idle), vec![1, 2, 3]);
         let write_to_1 = |u: &mut MatchRegs| {
             idle(u);
-            u.setup_wr_now.next = true;
-            u.evc_in_now.next = true;
-            u.evc_sel_now.next = 0b010.into();
-            u.paddr.next = 0x08.into();
+            u.wr_next.next = true;
+            u.evc_in.next = true;
+            u.evc_sel.next = 0b010.into();
+            u.addr.next = 0x08.into();
         };
         assert_eq!(edge(&mut uut, write_to_1), vec![1, 0, 3]);
         assert_eq!(
             edge(&mut uut, |u| {
                 write_to_1(u);
-                u.setup_wr_now.next = false;
+                u.wr_next.next = false;
             }),
             vec![1, 2, 3],
-            "a read set up skips nothing"
+            "a read skips nothing"
         );
         assert_eq!(
             edge(&mut uut, |u| {
                 write_to_1(u);
-                u.setup_ns_now.next = true;
+                u.wr_ns.next = true;
             }),
             vec![1, 2, 3],
             "a Non-secure write without SCR.NSRA is ignored, so it skips nothing"
@@ -267,7 +272,7 @@ mod tests {
         assert_eq!(
             edge(&mut uut, |u| {
                 write_to_1(u);
-                u.setup_ns_now.next = true;
+                u.wr_ns.next = true;
                 u.nsra.next = true;
             }),
             vec![1, 0, 3],
@@ -276,9 +281,9 @@ mod tests {
         assert_eq!(
             edge(&mut uut, |u| {
                 write_to_1(u);
-                u.hiword_now.next = true;
+                u.hiword.next = true;
                 u.pair_open.next = true;
-                u.paddr.next = 0x0C.into();
+                u.addr.next = 0x0C.into();
                 u.pair_key.next = 0x08.into();
             }),
             vec![1, 2, 3],
@@ -287,9 +292,9 @@ mod tests {
         assert_eq!(
             edge(&mut uut, |u| {
                 write_to_1(u);
-                u.hiword_now.next = true;
+                u.hiword.next = true;
                 u.pair_open.next = true;
-                u.paddr.next = 0x0C.into();
+                u.addr.next = 0x0C.into();
                 u.pair_key.next = 0x10.into();
             }),
             vec![1, 0, 3],

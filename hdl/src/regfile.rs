@@ -73,8 +73,7 @@ pub struct RegFile {
     /// The live PADDR: only the address decoder's setup-cycle registers see it.
     pub paddr: Signal<In, Bits<32>>,
     /// A write is set up in this cycle, and its PPROT[1] (live, from the APB completer).
-    pub setup_wr_now: Signal<In, Bit>,
-    pub setup_ns_now: Signal<In, Bit>,
+    pub held_wr_last: Signal<In, Bit>,
     /// The lane inputs of the previous cycle (registered by the top block: the match stage).
     pub lane_valid: Vec<Signal<In, Bit>>,
     pub lane_events: Vec<Signal<In, Bits<32>>>,
@@ -698,8 +697,7 @@ impl RegFile {
             filt_wr0: Default::default(),
             rd_data: Default::default(),
             paddr: Default::default(),
-            setup_wr_now: Default::default(),
-            setup_ns_now: Default::default(),
+            held_wr_last: Default::default(),
             fd_sel: Default::default(),
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
@@ -1066,18 +1064,18 @@ impl Logic for RegFile {
             self.pair_open.d.next = false;
         }
         // A counter write skips the events of its access edge (docs/behaviour.md): its match
-        // register is cleared at the setup edge, from the live decode, in MatchRegs (so this
-        // kernel reads no live input), and the written bytes merge into the adder's output (the
-        // old value) in the counter's own D logic, with no gate in front of its adder. Nothing
-        // the decision reads changes at the setup edge (SCR and the pair registers change only
-        // at access edges; a reset edge clears the match register anyway).
+        // register is cleared at the edge ending its last held cycle, from registers (the bus
+        // is stable since setup), in MatchRegs, and the written bytes merge into the adder's
+        // output (the old value) in the counter's own D logic, with no gate in front of its
+        // adder. Nothing the decision reads changes at that edge (SCR and the pair registers
+        // change only at access edges; a reset edge clears the match register anyway).
         self.mreg.clock.next = self.clock.val();
-        self.mreg.setup_wr_now.next = self.setup_wr_now.val();
-        self.mreg.setup_ns_now.next = self.setup_ns_now.val();
-        self.mreg.evc_in_now.next = self.dec.evc_in_now.val();
-        self.mreg.hiword_now.next = self.dec.hiword_now.val();
-        self.mreg.evc_sel_now.next = self.dec.evc_sel_now.val();
-        self.mreg.paddr.next = self.paddr.val();
+        self.mreg.wr_next.next = self.held_wr_last.val();
+        self.mreg.wr_ns.next = self.req_ns.val();
+        self.mreg.evc_in.next = self.dec.evc_in.val();
+        self.mreg.hiword.next = self.dec.hiword.val();
+        self.mreg.evc_sel.next = self.dec.evc_sel.val();
+        self.mreg.addr.next = self.req_addr.val();
         self.mreg.pair_open.next = self.pair_open.q.val();
         self.mreg.pair_key.next = self.pair_key.q.val();
         self.mreg.nsra.next = (self.scr.q.val() & self.scr_nsra_mask.val()).any();

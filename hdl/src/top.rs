@@ -132,7 +132,7 @@ impl PmcgCore {
             capt_req: Default::default(),
             capt_ack: Default::default(),
             ovf_export: Default::default(),
-            apb: Default::default(),
+            apb: ApbCompleter::new(&crate::regmap::RegisterMap::new(cfg)),
             regs: RegFile::new(cfg),
             msi: Default::default(),
             capt_req_q: Default::default(),
@@ -175,8 +175,7 @@ impl Logic for PmcgCore {
         self.regs.req_wr.next = self.apb.req_wr.val();
         self.regs.req_addr.next = self.apb.req_addr.val();
         self.regs.paddr.next = self.paddr.val();
-        self.regs.setup_wr_now.next = self.apb.setup_wr_now.val();
-        self.regs.setup_ns_now.next = self.apb.setup_ns_now.val();
+        self.regs.held_wr_last.next = self.apb.held_wr_last.val();
         self.regs.req_wdata.next = self.apb.req_wdata.val();
         self.regs.req_strb.next = self.apb.req_strb.val();
         self.regs.req_ns.next = self.apb.req_ns.val();

@@ -300,6 +300,12 @@ pub mod offset {
     pub const SMR_EXTENT: u32 = 0x100;
 }
 
+/// Wait states an access to the EVCNTR or SVR region takes before it is performed
+/// ([`RegisterMap::held_access`]; docs/behaviour.md "Counter and shadow accesses"): the cycles
+/// a counter bank with its upper bits in block RAM needs to prepare the counter's row (issue
+/// 11), so that the access is performed at a fixed cycle whatever the carry traffic.
+pub const COUNTER_HOLD_CYCLES: u32 = 8;
+
 /// AIDR value: SMMUv3.3 PMCG (10.5.2.26).
 pub const AIDR_VALUE: u64 = 0x03;
 /// PMDEVARCH: ARCHITECT 0x23B (Arm), PRESENT, REVISION 0, ARCHID 0x2A56 (10.5.2.29).
@@ -1017,6 +1023,15 @@ impl RegisterMap {
         } else {
             base
         }
+    }
+
+    /// Whether an APB address falls in the EVCNTR or SVR region of the counters' page (any
+    /// element, implemented or not): such an access waits [`COUNTER_HOLD_CYCLES`] cycles before
+    /// it is performed.
+    pub fn held_access(&self, addr: u32) -> bool {
+        [RegId::Evcntr(0), RegId::Svr(0)]
+            .iter()
+            .any(|&id| addr & !(self.array_extent(id) - 1) == self.array_base(id))
     }
 }
 

@@ -58,7 +58,7 @@ use std::collections::HashMap;
 
 use pmcg_hdl::config::{PmcgConfig, SidFilterType, CYCLE_EVENT, LANE_EVENT_BITS, MAX_LANES};
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{Access as FieldAccess, RegId, RegisterMap, Word};
+use pmcg_hdl::regmap::{Access as FieldAccess, RegId, RegisterMap, Word, COUNTER_HOLD_CYCLES};
 
 use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
 
@@ -543,6 +543,9 @@ pub struct Model {
     /// APB setup register: the transfer whose (first) access cycle is the next cycle
     /// (behaviour.md).
     setup: Option<Setup>,
+    /// A held transfer (an access to the EVCNTR or SVR region, behaviour.md "Counter and shadow
+    /// accesses") and the wait states it has still to take before its access cycle.
+    hold: Option<(Setup, u32)>,
     /// Read data register: `Some(value)` in a read's second access cycle (PREADY = 1, PRDATA =
     /// value), loaded at the edge ending its first access cycle, in which the read was performed
     /// (behaviour.md "APB4 completer": one wait state per read).
@@ -820,6 +823,7 @@ impl Model {
             lanes_q: [LaneIn::default(); MAX_LANES as usize],
             stage: [0; STAGE_BITS],
             setup: None,
+            hold: None,
             rdata_q: None,
             rst_q: false,
             snap_valid: false,
@@ -915,9 +919,10 @@ impl Model {
         self.rdata_q.unwrap_or(0)
     }
 
-    /// PREADY in the current cycle: 0 in a read's first access cycle (its wait state), else 1.
+    /// PREADY in the current cycle: 0 in a held transfer's wait states and in a read's first
+    /// access cycle (its own wait state), else 1.
     pub fn pready(&self) -> bool {
-        !matches!(self.setup, Some(r) if !r.write)
+        self.hold.is_none() && !matches!(self.setup, Some(r) if !r.write)
     }
 
     /// Synchronous reset: every register takes its reset value from the map.
@@ -1610,7 +1615,10 @@ impl Dut for Model {
             self.edge(inp);
         }
         // The setup register samples every cycle PRESETn is high; the reset register every cycle.
-        self.setup = (inp.presetn && inp.psel && !inp.penable).then_some(Setup {
+        // A transfer to the EVCNTR or SVR region is held for COUNTER_HOLD_CYCLES wait states
+        // first; its access cycle is then the cycle after the last (APB4 keeps the bus stable),
+        // unless PRESETn is low in that last cycle (then it is dropped, like a setup).
+        let setup = (inp.presetn && inp.psel && !inp.penable).then_some(Setup {
             write: inp.pwrite,
             paddr: inp.paddr,
             pwdata: inp.pwdata,
@@ -1618,6 +1626,23 @@ impl Dut for Model {
             pprot: inp.pprot,
             pnse: inp.pnse,
         });
+        self.setup = None;
+        self.hold = match self.hold {
+            _ if !inp.presetn => None,
+            Some((h, 1)) => {
+                self.setup = Some(h);
+                None
+            }
+            Some((h, left)) => Some((h, left - 1)),
+            None => None,
+        };
+        if let Some(r) = setup {
+            if self.map.held_access(r.paddr) {
+                self.hold = Some((r, COUNTER_HOLD_CYCLES));
+            } else {
+                self.setup = Some(r);
+            }
+        }
         self.rst_q = !inp.presetn;
         out
     }
@@ -1878,27 +1903,36 @@ mod tests {
         assert_eq!(d.dut.counter(0), 1);
 
         // A read whose (first) access cycle is e+2 does not see it; one whose access cycle is e+3
-        // does. The value is that of the first access cycle (the wait state, PREADY = 0, PRDATA =
-        // 0) and appears on PRDATA in the second (PREADY = 1), whatever the later edges count.
+        // does. EVCNTR is held: setup in cycle c, COUNTER_HOLD_CYCLES wait states c+1.., the
+        // access cycle after them. The value is that of the access cycle (a wait state too,
+        // PREADY = 0, PRDATA = 0) and appears on PRDATA in the next (PREADY = 1), whatever the
+        // later edges count.
+        let hold = COUNTER_HOLD_CYCLES as u64;
         for (access, want) in [(2u64, 0u32), (3, 1)] {
             let mut d = setup();
             let a = addr(&d, RegId::Evcntr(0));
-            d.set_lanes(&[lane(true, 1)]);
-            d.idle(1); // cycle e
-            d.clear_lanes();
-            d.idle(access - 2);
             let mut bus = PinInputs::idle(1);
             (bus.psel, bus.paddr) = (true, a);
-            d.step_with(bus.clone()); // the read's setup, cycle e + access - 1
+            d.step_with(bus.clone()); // the read's setup, cycle c
             bus.penable = true;
-            let wait = d.step_with(bus.clone()); // cycle e + access: the read is performed
+            // The access cycle is c + hold + 1 = e + access.
+            let e = hold + 1 - access;
+            for k in 1..=hold {
+                if k == e {
+                    d.set_lanes(&[lane(true, 1)]);
+                }
+                let o = d.step_with(bus.clone());
+                d.clear_lanes();
+                assert_eq!((o.pready, o.prdata), (false, 0), "wait state c+{k}");
+            }
+            let wait = d.step_with(bus.clone()); // the access cycle: the read is performed
             assert_eq!(
                 (wait.pready, wait.prdata),
                 (false, 0),
                 "access cycle e+{access}"
             );
             assert_eq!(d.dut.counter(0), 1);
-            let done = d.step_with(bus); // cycle e + access + 1
+            let done = d.step_with(bus);
             assert_eq!(
                 (done.pready, done.prdata),
                 (true, want),
@@ -2016,7 +2050,9 @@ mod tests {
         d.idle(3);
         assert_eq!(d.dut.counter(0), 103);
         // The write's access edge would have overflowed 0xFFFF_FFFF; the write wins, no OVS.
-        wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE); // cycle a+1 value: 0xFFFF_FFFF
+        // Written at edge a; the next write's setup is cycle a+1, its access edge
+        // a + 2 + COUNTER_HOLD_CYCLES, and the value before it is 0xFFFF_FFFF.
+        wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE - COUNTER_HOLD_CYCLES);
         wr(&mut d, RegId::Evcntr(0), 5);
         assert_eq!((d.dut.counter(0), d.dut.ovs()), (5, 0));
         // A written value at the top is not an overflow; counting past it is.
@@ -2042,12 +2078,25 @@ mod tests {
     #[test]
     fn split_64_bit_write_to_a_running_counter_keeps_every_count() {
         // A counter counting cycles (EVTYPER = 0: +1 per edge); write64 is a low write at edge
-        // t1 and a high write at t2 = t1 + 2. The pair behaves as V written at t1, counted at
-        // t1+1 and t2: V + 2 after t2, whatever carries happen between the halves.
+        // t1 and a high write at t2 = t1 + gap (the high write's setup is cycle t1 + 1, then its
+        // held wait states and its access cycle). The pair behaves as V written at t1, counted
+        // at t1+1 .. t2: V + gap after t2, whatever carries happen between the halves.
+        let gap = 2 + COUNTER_HOLD_CYCLES as u64;
         for bits in [36u32, 40, 44, 48, 64] {
             let c = cfg(&["counters=2", &format!("counter_bits={bits}")]);
             let m = c.counter_mask();
-            for v in [m >> 1, (m >> 1) - 1, 0x1_FFFF_FFFE & m, 0xFFFF_FFFD, m - 5] {
+            let low_at = |low: u64| ((1u64 << 32) | low) & m;
+            // Low words that carry into the high word between the halves, at t2 (not between:
+            // the high write's edge counts normally) and long after.
+            let values = [
+                m >> 1,
+                (m >> 1) - 1,
+                low_at((1 << 32) - gap + 1),
+                low_at((1 << 32) - gap),
+                0xFFFF_FFFF - gap,
+                m - gap - 3,
+            ];
+            for v in values {
                 for fault in [None, Some(PlantedFault::DropPairCarry)] {
                     let mut d = drv(&c);
                     if let Some(f) = fault {
@@ -2056,9 +2105,9 @@ mod tests {
                     wr(&mut d, RegId::CntenSet0, 1);
                     wr(&mut d, RegId::Cr, 1);
                     wr64(&mut d, RegId::Evcntr(0), v);
-                    let want = (v + 2) & m;
-                    // The low word 0xFFFF_FFFE or 0xFFFF_FFFD carries between or at the halves.
-                    let carried_between = v as u32 == 0xFFFF_FFFF;
+                    let want = (v + gap) & m;
+                    // Counted at edges t1+1 .. t2-1 before the high write takes its base.
+                    let carried_between = (v & 0xFFFF_FFFF) + gap > 1 << 32;
                     let got = d.dut.counter(0);
                     if fault.is_none() || !carried_between {
                         assert_eq!(got, want, "{bits} bits, V = {v:#x}, {fault:?}");
@@ -2075,21 +2124,22 @@ mod tests {
     fn split_64_bit_read_uses_the_snapshot_only_right_after_the_low_word() {
         let mut d = drv(&cfg(&["counters=2"]));
         let a = addr(&d, RegId::Evcntr(0));
-        let start = || 0x0000_0000_FFFF_FFFEu64;
+        let h = COUNTER_HOLD_CYCLES as u64;
+        let start = || 0x0000_0000_FFFF_FFFEu64 - h;
         wr64(&mut d, RegId::Evcntr(0), start());
         wr64(&mut d, RegId::Evcntr(1), 0x7_0000_0000);
         wr(&mut d, RegId::CntenSet0, 1);
         wr(&mut d, RegId::Cr, 1);
-        // CR = 1 at edge w: 0xFFFF_FFFF after edge w+1. The low read (setup w+1) is performed in
-        // its first access cycle w+2 and sees 0xFFFF_FFFF; the counter carries into the high word
-        // at edge w+2. The high read (setup w+4, performed w+5) returns the snapshot; the pair ends
-        // at edge w+6, 5 edges after w+1.
+        // CR = 1 at edge w: counting from edge w+1. The low read (setup w+1, held h cycles) is
+        // performed in its access cycle w+2+h and sees start + h + 1 = 0xFFFF_FFFF; the counter
+        // carries into the high word at that edge. The high read (setup w+4+h, performed
+        // w+5+2h) returns the snapshot; the pair ends at edge w+6+2h.
         assert_eq!(
             d.apb_read64(a, S),
             0x0000_0000_FFFF_FFFF,
             "a value the counter had"
         );
-        assert_eq!(d.dut.counter(0), 0x1_0000_0004);
+        assert_eq!(d.dut.counter(0), start() + 6 + 2 * h);
         assert_eq!(d.apb_read(a + 4, S), 1, "high word alone: live");
 
         // Another transfer between the low and the high reads ends the snapshot.
@@ -4327,13 +4377,13 @@ mod tests {
     fn overflow_with_ovfcap_captures_with_the_post_overflow_value() {
         let c = cfg(&["counters=3", "counter_bits=32"]);
         let ovfcap = 1u32 << 31;
-        // Counter 0 (OVFCAP per `cap0`) overflows at edge w+2; counter 1 counts cycles from 100
+        // Counter 0 (OVFCAP per `cap0`) overflows at edge w+2+h; counter 1 counts cycles from 100
         // (OVFCAP per `cap1`, no overflow); counter 2 is stopped at 7.
         let setup = |cap0: bool, cap1: bool| {
             let mut d = drv(&c);
             wr(&mut d, RegId::Evtyper(0), if cap0 { ovfcap } else { 0 });
             wr(&mut d, RegId::Evtyper(1), if cap1 { ovfcap } else { 0 });
-            wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE);
+            wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE - COUNTER_HOLD_CYCLES);
             wr(&mut d, RegId::Evcntr(1), 100);
             wr(&mut d, RegId::Evcntr(2), 7);
             wr(&mut d, RegId::CntenSet0, 0b011);
@@ -4346,32 +4396,39 @@ mod tests {
         start(&mut d);
         tick(&mut d); // w+1
         assert_eq!(d.dut.svr(1), 0, "no capture yet");
-        // Cycle w+2: the overflow edge, and the setup of an SVR1 read (performed in its first
-        // access cycle w+3, PRDATA in w+4).
+        // Cycle w+2: the setup of an SVR1 read, held h cycles (w+3 .. w+2+h). Counter 0
+        // overflows at edge e = w+2+h; the read is performed in its access cycle e+1, PRDATA in
+        // e+2.
+        let h = COUNTER_HOLD_CYCLES as u64;
         let mut bus = PinInputs::idle(1);
         (bus.psel, bus.paddr) = (true, addr(&d, RegId::Svr(1)));
         d.step_with(bus.clone());
+        bus.penable = true;
+        for _ in 1..h {
+            assert!(!d.step_with(bus.clone()).pready);
+        }
+        assert_eq!(d.dut.svr(1), 0, "no capture before edge e");
+        d.step_with(bus.clone()); // cycle e
         let after = [d.dut.counter(0), d.dut.counter(1), d.dut.counter(2)];
-        assert_eq!((after[0], after[1], after[2]), (0, 102, 7));
+        assert_eq!((after[0], after[1], after[2]), (0, 102 + h, 7));
         assert_eq!([d.dut.svr(0), d.dut.svr(1), d.dut.svr(2)], after);
         // 10.2.1: the capture is visible no later than the interrupt: the read performed in
-        // cycle w+3, a cycle before the pulse, returns it (on PRDATA in w+4, with the pulse).
-        bus.penable = true;
+        // cycle e+1, a cycle before the pulse, returns it (on PRDATA in e+2, with the pulse).
         let o = d.step_with(bus.clone());
         assert!(!o.irq);
-        assert_eq!((o.pready, o.prdata), (false, 0), "w+3: the wait state");
+        assert_eq!((o.pready, o.prdata), (false, 0), "e+1: the access cycle");
         let o = d.step_with(bus);
-        assert_eq!((o.pready, o.prdata), (true, 102));
-        assert!(o.irq, "the pulse in cycle w+4");
+        assert_eq!((o.pready, o.prdata as u64), (true, 102 + h));
+        assert!(o.irq, "the pulse in cycle e+2");
         assert!(!tick(&mut d).irq, "one pulse");
         d.idle(3);
-        assert_eq!(d.dut.svr(1), 102);
+        assert_eq!(d.dut.svr(1), 102 + h);
 
         // OVFCAP on a counter that does not overflow, or on none: no capture.
         for (cap0, cap1) in [(false, true), (false, false)] {
             let mut d = setup(cap0, cap1);
             start(&mut d);
-            d.idle(6);
+            d.idle(6 + h);
             assert_eq!(d.dut.ovs(), 1);
             assert_eq!([d.dut.svr(0), d.dut.svr(1), d.dut.svr(2)], [0, 0, 0]);
         }
@@ -4420,13 +4477,16 @@ mod tests {
         assert_eq!(d.apb_read64(svr0, S), 0x0_1234_5678);
         // Stopped counter.
         wr64(&mut d, RegId::Evcntr(0), 0x1_0000_0005);
-        // Low-word read performed in its first access cycle a (PRDATA in a+1); an external
-        // capture at edge a+1 changes SVR0 before the high-word read (setup a+2, performed in
-        // a+3): it returns the snapshot.
+        // Low-word read performed in its access cycle a, after its held wait states (PRDATA in
+        // a+1); an external capture at edge a+1 changes SVR0 before the high-word read (setup
+        // a+2, performed after its own wait states): it returns the snapshot.
         let mut bus = PinInputs::idle(1);
         (bus.psel, bus.paddr) = (true, svr0);
         d.step_with(bus.clone());
         bus.penable = true;
+        for _ in 0..COUNTER_HOLD_CYCLES {
+            assert!(!d.step_with(bus.clone()).pready, "held");
+        }
         d.capt_req = true; // sampled at edge a
         assert!(!d.step_with(bus.clone()).pready, "a: the wait state");
         d.capt_req = false;
@@ -4437,7 +4497,10 @@ mod tests {
         bus.penable = false;
         d.step_with(bus.clone()); // a+2: the high read's setup
         bus.penable = true;
-        assert!(!d.step_with(bus.clone()).pready, "a+3: the wait state");
+        for _ in 0..COUNTER_HOLD_CYCLES {
+            assert!(!d.step_with(bus.clone()).pready, "held");
+        }
+        assert!(!d.step_with(bus.clone()).pready, "the access cycle");
         assert_eq!(
             d.step_with(bus).prdata,
             0,

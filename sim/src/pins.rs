@@ -252,7 +252,8 @@ impl Access {
 pub use crate::axi::MsiResponder;
 
 /// The wait states the [`Driver`] allows before it declares PREADY stuck (the contract has 1 per
-/// read and 0 per write; its bound is 2).
+/// read and 0 per write, plus `COUNTER_HOLD_CYCLES` (8) for counter and shadow accesses; issue
+/// 11 bounds them at 16).
 pub const MAX_WAIT_STATES: u32 = 16;
 
 /// Called with (cycle, inputs, outputs) after every cycle.
@@ -343,7 +344,7 @@ impl<D: Dut> Driver<D> {
         }
     }
 
-    /// One APB4 write: setup then access (no wait states expected; waits while PREADY is 0, at
+    /// One APB4 write: setup then access (no wait states expected but a counter's held cycles; waits while PREADY is 0, at
     /// most [`MAX_WAIT_STATES`] cycles). Returns PSLVERR.
     pub fn apb_write_strb(&mut self, addr: u32, data: u32, strb: u8, access: Access) -> bool {
         let mut b = self.bus();
@@ -373,7 +374,7 @@ impl<D: Dut> Driver<D> {
         self.apb_write_strb(addr, data, 0xF, access)
     }
 
-    /// One APB4 read: setup, then access cycles until PREADY = 1 (one wait state expected,
+    /// One APB4 read: setup, then access cycles until PREADY = 1 (one wait state expected, and a counter's held cycles,
     /// docs/behaviour.md "APB4 completer"; at most [`MAX_WAIT_STATES`]). Returns (PRDATA,
     /// PSLVERR) of the cycle with PREADY = 1.
     pub fn apb_read_full(&mut self, addr: u32, access: Access) -> (u32, bool) {

@@ -1326,7 +1326,7 @@ pub fn run_with_progress<D: Dut>(
 mod tests {
     use super::*;
     use crate::pins::{PinInputs, PinOutputs};
-    use pmcg_hdl::regmap::{RegId, RegisterMap, Word};
+    use pmcg_hdl::regmap::{RegId, RegisterMap, Word, COUNTER_HOLD_CYCLES};
     use std::cell::RefCell;
     use std::collections::HashMap;
     use std::rc::Rc;
@@ -1386,6 +1386,10 @@ mod tests {
         /// The address of a read set up in the previous cycle (this is its first access cycle,
         /// the wait state, in which it is performed).
         setup_read: Option<u32>,
+        /// Held cycles left of a counter or shadow transfer (docs/behaviour.md "Counter and
+        /// shadow accesses"), and the address of a held read (set up when the hold ends).
+        held: u32,
+        held_read: Option<u32>,
         /// The value of the read performed in the previous cycle (this is its second access
         /// cycle: PREADY = 1, PRDATA = the value).
         rdata: Option<u32>,
@@ -1430,6 +1434,8 @@ mod tests {
                 snapshot: None,
                 stage: vec![LaneIn::default(); cfg.lanes as usize],
                 setup_read: None,
+                held: 0,
+                held_read: None,
                 rdata: None,
                 irq: false,
                 qualified: false,
@@ -1545,9 +1551,10 @@ mod tests {
         fn step(&mut self, inp: &PinInputs) -> PinOutputs {
             // A read returns the state of its first access cycle (the wait state, PREADY = 0) on
             // PRDATA in its second (docs/behaviour.md).
+            let holding = self.held > 0;
             let (pready, prdata) = match self.rdata.take() {
                 Some(v) => (true, v),
-                None => (self.setup_read.is_none(), 0),
+                None => (self.setup_read.is_none() && !holding, 0),
             };
             if let Some(addr) = self.setup_read.take() {
                 self.rdata = Some(self.read(addr));
@@ -1583,11 +1590,28 @@ mod tests {
                 data: inp.pwdata,
                 pprot: inp.pprot,
             };
+            if holding {
+                self.held -= 1;
+                if self.held == 0 {
+                    self.setup_read = self.held_read.take();
+                }
+            }
+            let held = self.map.held_access(inp.paddr);
             if inp.psel && !inp.penable && !inp.pwrite {
                 self.transfers.push(transfer(false));
-                self.setup_read = Some(inp.paddr);
+                if held {
+                    self.held = COUNTER_HOLD_CYCLES;
+                    self.held_read = Some(inp.paddr);
+                } else {
+                    self.setup_read = Some(inp.paddr);
+                }
             }
-            let written = if inp.psel && inp.penable && inp.pwrite {
+            if inp.psel && !inp.penable && inp.pwrite && held {
+                self.held = COUNTER_HOLD_CYCLES;
+            }
+            // A held transfer's cycles with PENABLE = 1 are not its access cycle.
+            let write_access = inp.psel && inp.penable && inp.pwrite && !holding;
+            let written = if write_access {
                 self.transfers.push(transfer(true));
                 // Counting below uses this cycle's configuration, so apply the write afterwards;
                 // only find out which counter it hits now.
@@ -1649,7 +1673,7 @@ mod tests {
             if issue {
                 self.msi = (self.irq_cfg0, self.irq_cfg1);
             }
-            if inp.psel && inp.penable && inp.pwrite {
+            if write_access {
                 self.write(inp.paddr, inp.pwdata);
             }
             // Capture: every counter's value after this edge.
@@ -2455,15 +2479,15 @@ idle 1
 config counters=2 counter_bits=32 lanes=2
 write 0x400 2              # EVTYPER0 = event 2
 write 0x404 0              # EVTYPER1 = cycles
-write 0x10004 0xFFFFFFFE   # EVCNTR1 (32-bit counters: stride 4)
+write 0x10004 0xFFFFFFFE   # EVCNTR1 (32-bit counters: stride 4), held: cycles 4-13
 write 0xC40 2              # INTENSET0: counter 1
 write 0xE50 1              # IRQ_CTRL.IRQEN
 write 0xC00 3              # CNTENSET0
-write 0xE04 1              # cycles 12-13, CR.E: counting from edge 14
-event lane=1 ids=2,3 cycles=4   # cycles 14-17, counted at edges 15-18
+write 0xE04 1              # cycles 20-21, CR.E: counting from edge 22
+event lane=1 ids=2,3 cycles=4   # cycles 22-25, counted at edges 23-26
 idle 1
-read 0x10000 expect 4      # setup cycle 19
-expect irq 1               # edge 15 overflows counter 1, irq in cycle 17
+read 0x10000 expect 4      # setup cycle 27
+expect irq 1               # edge 23 overflows counter 1, irq in cycle 25
 expect irq 0
 read 0x10CC0 expect 2      # OVSSET0
 expect irq 1               # fails: no new pulse
@@ -2472,9 +2496,9 @@ expect irq 1               # fails: no new pulse
         assert_eq!((report.passed, report.failed), (4, 1), "{out}");
         assert!(report.failures[0].starts_with("line 15: expect irq: expected 1"));
         assert!(report.failures[0].ends_with("got 0"));
-        assert!(out.contains("cycle 17: irq pulse"), "{out}");
+        assert!(out.contains("cycle 25: irq pulse"), "{out}");
         assert!(out
-            .contains("cycle 14: event lane=1 sid=0x0 ss=ns ids=0x2,0x3 bits=0x00000006 cycles=4"));
+            .contains("cycle 22: event lane=1 sid=0x0 ss=ns ids=0x2,0x3 bits=0x00000006 cycles=4"));
         assert_eq!(last_line(&out), "4 passed, 1 failed");
     }
 
@@ -2764,8 +2788,10 @@ expect irq 0
 ";
         let (report, out, _) = run_text(text, false);
         assert_eq!(out, "3 passed, 0 failed\n");
-        // Reads take 3 cycles (one wait state), writes 2, read64 two reads.
-        assert_eq!(report.cycles, 3 + 3 * 2 + 3 + 2 + 1 + 2 * 3);
+        // Reads take 3 cycles (one wait state), writes 2, read64 two reads of a counter, each
+        // held for COUNTER_HOLD_CYCLES more.
+        let h = COUNTER_HOLD_CYCLES as u64;
+        assert_eq!(report.cycles, 3 + 3 * 2 + 3 + 2 + 1 + 2 * (3 + h));
     }
 
     // -----------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ use crate::axi::MsiResponder;
 use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{offset, RegId, RegisterMap};
+use pmcg_hdl::regmap::{offset, RegId, RegisterMap, COUNTER_HOLD_CYCLES};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -61,7 +61,7 @@ pub struct Stimulus {
     pending: Option<PinInputs>,
     /// Access cycles of the pending transfer still to drive: a write's access lasts one cycle,
     /// a read's two (its wait state, PREADY = 0, then PREADY = 1; docs/behaviour.md "APB4
-    /// completer"). The stimulus is open-loop: it holds the access for the contract's length,
+    /// completer"), after `COUNTER_HOLD_CYCLES` held cycles for a counter or shadow access. The stimulus is open-loop: it holds the access for the contract's length,
     /// and a backend whose PREADY differs fails the lock-step comparison.
     access_left: u32,
     lanes: Vec<LaneIn>,
@@ -87,7 +87,9 @@ pub struct Stimulus {
     /// are outstanding and pending; after a predicted overflow they are preceded by INTENSET0,
     /// CNTENSET0 and a near-top write of a second counter (a second overflow, an MSI pending).
     toggles: std::collections::VecDeque<(u64, u32, u32)>,
-    /// Probability of starting a disable/enable sequence per cycle (per 100,000).
+    /// Probability of starting a disable/enable sequence per cycle (per 100,000); drawn only in
+    /// cycles free for a new transfer, which the held counter accesses made fewer (250 gave the
+    /// default configuration just the differential's floor of toggles).
     pub toggle_rate: u32,
     /// Paired high writes aimed around a carry, and IRQ_CTRL = 0 writes of disable/enable
     /// sequences, made so far.
@@ -183,7 +185,7 @@ impl Stimulus {
             follow_read: None,
             capt_req: false,
             toggles: std::collections::VecDeque::new(),
-            toggle_rate: 250,
+            toggle_rate: 400,
             high_chases: 0,
             irq_toggles: 0,
         }
@@ -347,11 +349,19 @@ impl Stimulus {
             setup.capt_req = self.capt_req;
             // A read's wait state: now and then PRESETn falls in it; the read still completes
             // in the next cycle (docs/behaviour.md "APB4 completer").
+            let last_wait = if setup.pwrite { 1 } else { 2 };
             if !setup.pwrite
                 && self.access_left == 2
                 && self.rng.gen_range(0..100_000) < 10 * self.reset_rate
             {
                 setup.presetn = false;
+            }
+            // A held cycle: now and then PRESETn falls in it; the hold ends and the transfer
+            // completes in the next cycle without being performed.
+            if self.access_left > last_wait && self.rng.gen_range(0..100_000) < 10 * self.reset_rate
+            {
+                setup.presetn = false;
+                self.access_left = 2;
             }
             self.access_left -= 1;
             if self.access_left == 0 {
@@ -438,7 +448,8 @@ impl Stimulus {
     }
 
     /// After a low-word counter write of 2^32-1-k (k small) in setup cycle s = now, a cycle
-    /// counter carries out of its low word at edge s+2+k. 32-bit counters: schedule an OVSCLR0
+    /// counter carries out of its low word at edge s+2+k+h (h = COUNTER_HOLD_CYCLES: the write
+    /// is held; so is a chasing counter access, whose setup therefore aims as if neither were). 32-bit counters: schedule an OVSCLR0
     /// write of the counter's bit whose access edge is within two edges of that wrap, and often
     /// a perf disable/enable just after it (see `toggles`). Wider
     /// counters, half the time: schedule a low-then-high read whose low read samples before the
@@ -453,6 +464,7 @@ impl Stimulus {
             return;
         }
         let k = (0xFFFF_FFFF - data) as u64;
+        let hold = COUNTER_HOLD_CYCLES as u64;
         let (at, chase) = if self.cfg.wide_counters() && self.rng.gen_bool(0.5) {
             (
                 self.now + k + self.rng.gen_range(0..3),
@@ -501,11 +513,11 @@ impl Stimulus {
                 }
                 self.toggles
                     .push_back((self.now, self.counter_addrs[m], near));
-                let start = self.now + 2 + k + self.rng.gen_range(0..30);
+                let start = self.now + 2 + k + hold + self.rng.gen_range(0..30);
                 self.plan_toggle(start);
             }
             (
-                self.now + 1 + k + self.rng.gen_range(0..5) - 2,
+                self.now + 1 + k + hold + self.rng.gen_range(0..5) - 2,
                 Chase::Clear { addr: clr, data },
             )
         };
@@ -537,7 +549,14 @@ impl Stimulus {
 
     /// Makes `setup` (the inputs of this setup cycle) the transfer in progress.
     fn start(&mut self, setup: &PinInputs) {
-        self.access_left = if setup.pwrite { 1 } else { 2 };
+        // A transfer to the EVCNTR or SVR region is held first (docs/behaviour.md "Counter and
+        // shadow accesses").
+        let held = if self.map.held_access(setup.paddr) {
+            COUNTER_HOLD_CYCLES
+        } else {
+            0
+        };
+        self.access_left = held + if setup.pwrite { 1 } else { 2 };
         self.pending = Some(setup.clone());
     }
 

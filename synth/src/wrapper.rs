@@ -105,7 +105,7 @@ pub fn ports(cfg: &PmcgConfig) -> Vec<Port> {
             Out,
             1,
             "core_pready",
-            "APB ready: always 1 (no wait states)",
+            "APB ready: 0 in a read's wait state and in the held cycles of a counter or shadow access (docs/behaviour.md), else 1",
         ),
         port(
             "PSLVERR",

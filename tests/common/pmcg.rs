@@ -14,7 +14,7 @@
 
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{RegId, RegisterMap};
+use pmcg_hdl::regmap::{RegId, RegisterMap, COUNTER_HOLD_CYCLES};
 use pmcg_sim::pins::{Access, Driver, Dut, LaneIn, PinInputs, PinOutputs, SecState};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -221,10 +221,12 @@ impl Pmcg {
     }
 
     /// [`Pmcg::arm_overflow`] timed so that the overflow edge is `o` (which must leave room for
-    /// the writes: `arm` takes 2 cycles per write).
+    /// the writes: `arm` takes 2 cycles per write, and each counter write its held cycles).
     pub fn arm_overflow_at(&self, d: &mut D, mask: u64, o: u64) -> u64 {
-        let writes = 2 + bits_of(mask).len() as u64 * if self.cfg.wide_counters() { 2 } else { 1 };
-        let e = d.cycle + 2 * writes - 1;
+        let counter_writes =
+            bits_of(mask).len() as u64 * if self.cfg.wide_counters() { 2 } else { 1 };
+        let e =
+            d.cycle + 2 * (2 + counter_writes) + COUNTER_HOLD_CYCLES as u64 * counter_writes - 1;
         assert!(o > e, "overflow edge {o} too early (CNTENSET0 at edge {e})");
         let got = self.arm_overflow(d, mask, o - e - 1);
         assert_eq!(got, o, "arm_overflow_at: edge arithmetic");
