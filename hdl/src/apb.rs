@@ -192,3 +192,167 @@ impl Logic for ApbCompleter {
         self.pslverr.next = false;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The completer alone, natively, against docs/behaviour.md "APB4 completer" and "Counter
+    //! and shadow accesses": PREADY per cycle, the cycle the request is presented to the register
+    //! file, the last held cycle of a write, and PRESETn in a hold. On Verilator it runs inside
+    //! the whole design (tests/registers.rs drives the same pins).
+    use super::*;
+    use crate::config::PmcgConfig;
+    use crate::test_util::settle;
+
+    /// The pins of one cycle, the outputs seen in it (before its edge).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Seen {
+        pready: bool,
+        req_rd: bool,
+        req_wr: bool,
+        held_wr_last: bool,
+    }
+
+    /// The bus of one cycle: (PSEL, PENABLE, PWRITE, PADDR, PRESETn).
+    type Bus = (bool, bool, bool, u32, bool);
+
+    /// Runs `bus` one cycle at a time; returns what each cycle showed.
+    fn run(uut: &mut ApbCompleter, bus: &[Bus]) -> Vec<Seen> {
+        let mut seen = Vec::new();
+        for &(psel, penable, pwrite, paddr, presetn) in bus {
+            uut.clock.next = Clock { clk: false };
+            uut.psel.next = psel;
+            uut.penable.next = penable;
+            uut.pwrite.next = pwrite;
+            uut.paddr.next = (paddr as u64).into();
+            uut.rst.next = !presetn;
+            settle(uut, "the APB completer");
+            seen.push(Seen {
+                pready: uut.pready.val(),
+                req_rd: uut.req_rd.val(),
+                req_wr: uut.req_wr.val(),
+                held_wr_last: uut.held_wr_last.val(),
+            });
+            uut.clock.next = Clock { clk: true };
+            settle(uut, "the APB completer");
+        }
+        seen
+    }
+
+    /// A transfer to `addr` as the contract drives it: setup, `access` cycles with PENABLE.
+    fn transfer(write: bool, addr: u32, access: usize) -> Vec<Bus> {
+        let mut b = vec![(true, false, write, addr, true)];
+        b.extend(std::iter::repeat_n((true, true, write, addr, true), access));
+        b
+    }
+
+    fn new_completer(map: &RegisterMap) -> ApbCompleter {
+        let mut uut = ApbCompleter::new(map);
+        uut.connect_all();
+        uut.clock.next = Clock { clk: false };
+        uut.pstrb.next = 0xF.into();
+        run(&mut uut, &[(false, false, false, 0, false)]);
+        uut
+    }
+
+    /// Expected cycles of a transfer: PREADY per cycle and the cycle (index) presented.
+    fn want(write: bool, held: usize) -> Vec<Seen> {
+        let idle = Seen {
+            pready: true,
+            req_rd: false,
+            req_wr: false,
+            held_wr_last: false,
+        };
+        let mut w = vec![idle];
+        for k in 0..held {
+            w.push(Seen {
+                pready: false,
+                held_wr_last: write && k + 1 == held,
+                ..idle
+            });
+        }
+        w.push(Seen {
+            pready: write,
+            req_rd: !write,
+            req_wr: write,
+            ..idle
+        });
+        if !write {
+            w.push(idle);
+        }
+        w
+    }
+
+    #[test]
+    fn counter_and_shadow_accesses_are_held_and_others_are_not() {
+        // Four counters: most of each region maps no register.
+        let cfg = PmcgConfig::parse_kv(["counters=4"]).expect("config");
+        let map = RegisterMap::new(&cfg);
+        let mut uut = new_completer(&map);
+        let h = COUNTER_HOLD_CYCLES as usize;
+        let evcntr = |n| map.reg(RegId::Evcntr(n)).addr;
+        let svr = |n| map.reg(RegId::Svr(n)).addr;
+        let held = [
+            evcntr(0),
+            evcntr(3) + 4,
+            svr(0),
+            svr(3) + 4,
+            // Elements of the regions no register maps (past counter 3; each region ends at
+            // +0x1FF): held all the same.
+            evcntr(0) | 0x1FC,
+            svr(0) | 0x100,
+        ];
+        let plain = [
+            map.reg(RegId::Cr).addr,
+            map.reg(RegId::Evtyper(0)).addr,
+            map.reg(RegId::CntenSet0).addr,
+            // Just past each region.
+            evcntr(0) + 0x200,
+            svr(0) + 0x200,
+            svr(0) - 4,
+        ];
+        for write in [false, true] {
+            for (addrs, hold) in [(&held[..], h), (&plain[..], 0)] {
+                for &a in addrs {
+                    let access = hold + if write { 1 } else { 2 };
+                    let got = run(&mut uut, &transfer(write, a, access));
+                    assert_eq!(
+                        got,
+                        want(write, hold),
+                        "{} of {a:#x}",
+                        if write { "write" } else { "read" }
+                    );
+                    assert_eq!(uut.req_addr.val().to_u64(), a as u64, "{a:#x}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn presetn_low_in_a_held_cycle_drops_the_transfer() {
+        let map = RegisterMap::new(&PmcgConfig::default());
+        let mut uut = new_completer(&map);
+        let h = COUNTER_HOLD_CYCLES as usize;
+        let a = map.reg(RegId::Evcntr(3)).addr;
+        for k in 1..=h {
+            for write in [false, true] {
+                let mut bus = transfer(write, a, h + 2);
+                bus[k].4 = false;
+                let got = run(&mut uut, &bus);
+                let what = format!("PRESETn low in held cycle {k}, write {write}");
+                // Held up to and including the reset cycle, then PREADY = 1 and nothing
+                // presented (the requester sees its transfer complete).
+                for (c, s) in got.iter().enumerate() {
+                    assert!(!s.req_rd && !s.req_wr, "{what}: presented in cycle {c}");
+                    assert_eq!(s.pready, c == 0 || c > k, "{what}: PREADY in cycle {c}");
+                    // The last held cycle of a write shows it (a register) unless the hold
+                    // ended before.
+                    assert_eq!(
+                        s.held_wr_last,
+                        write && c == h && k == h,
+                        "{what}: cycle {c}"
+                    );
+                }
+            }
+        }
+    }
+}

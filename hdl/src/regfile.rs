@@ -1,13 +1,13 @@
 //! `RegFile`: the PMCG register file and counter bank control, behind a generic register request
 //! (it never sees APB) in the request's access cycle. Every input is a register (the APB setup
 //! registers, the match stage, the capture-request and reset registers, the MSI master's state),
-//! except the live PADDR and setup strobes, which only its child blocks see: the address
-//! decoder's setup-cycle registers and the match registers' write skip (so this kernel reads
-//! registers only, and Verilator does not rerun it when an APB input changes).
+//! except the live PADDR, which only its child blocks see: the address decoder's setup-cycle
+//! registers and the EVTYPER/SMR block RAMs' read address (so this kernel reads registers only,
+//! and Verilator does not rerun it when an APB input changes).
 //!
 //! ```text
 //!   PADDR (live) ──► AddrDecode (decode.rs): one-hot hits and element selects, registered
-//!   PADDR, setup strobes, live decode ──► MatchRegs (match_regs.rs): c_match[n]
+//!   held_wr_last, registered address and decode ──► MatchRegs (match_regs.rs): c_match[n]
 //!   PADDR[7:2] (live) ──► EVTYPER and SMR block RAMs (readback copies: read at the setup edge,
 //!        written at the access edge; FreshFlags (fresh_flags.rs): the reset value until
 //!        written) ──► PSTRB merge, read mux
@@ -23,7 +23,7 @@
 //!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
 //!        ──► accepted security states, key compare ──► match count ──► c_match[n] (register)
 //!
-//!   c_match[n] := a write to counter n set up in this cycle (live decode, MatchRegs) ? 0
+//!   c_match[n] := a write to counter n in its last held cycle (MatchRegs) ? 0
 //!                 : event 0 after this edge ? (CR.E & CNTEN[n] after this edge ? 1 : 0)
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
@@ -72,7 +72,8 @@ pub struct RegFile {
     pub req_root: Signal<In, Bit>,
     /// The live PADDR: only the address decoder's setup-cycle registers see it.
     pub paddr: Signal<In, Bits<32>>,
-    /// A write is set up in this cycle, and its PPROT[1] (live, from the APB completer).
+    /// This cycle is the last held cycle of a counter or shadow write (a register of the APB
+    /// completer): its access cycle is the next.
     pub held_wr_last: Signal<In, Bit>,
     /// The lane inputs of the previous cycle (registered by the top block: the match stage).
     pub lane_valid: Vec<Signal<In, Bit>>,
@@ -1501,7 +1502,8 @@ impl Logic for RegFile {
             self.ovf.next = self.carry.val() & ((!self.wide.val()) | self.hi_at_max.val());
             // A write replaces its word and the counter skips this edge's events; a write never
             // overflows.
-            // The match register of a written counter was cleared at the setup edge (above), so
+            // The match register of a written counter was cleared at the edge before its access
+            // cycle (the end of its last held cycle, in MatchRegs), so
             // `lo_next` is the old value, no carry is pending from this edge and nothing
             // overflows; the written bytes merge per PSTRB in counter n's own D logic (no element
             // mux or shared merge in front of it).
