@@ -344,8 +344,8 @@ impl<D: Dut> Driver<D> {
         }
     }
 
-    /// One APB4 write: setup then access (no wait states expected but a counter's held cycles; waits while PREADY is 0, at
-    /// most [`MAX_WAIT_STATES`] cycles). Returns PSLVERR.
+    /// One APB4 write: setup then access (no wait state expected but a counter's held cycles;
+    /// waits while PREADY is 0, at most [`MAX_WAIT_STATES`] cycles). Returns PSLVERR.
     pub fn apb_write_strb(&mut self, addr: u32, data: u32, strb: u8, access: Access) -> bool {
         let mut b = self.bus();
         b.psel = true;
@@ -374,9 +374,9 @@ impl<D: Dut> Driver<D> {
         self.apb_write_strb(addr, data, 0xF, access)
     }
 
-    /// One APB4 read: setup, then access cycles until PREADY = 1 (one wait state expected, and a counter's held cycles,
-    /// docs/behaviour.md "APB4 completer"; at most [`MAX_WAIT_STATES`]). Returns (PRDATA,
-    /// PSLVERR) of the cycle with PREADY = 1.
+    /// One APB4 read: setup, then access cycles until PREADY = 1 (one wait state expected, and
+    /// a counter's held cycles, docs/behaviour.md "APB4 completer"; at most
+    /// [`MAX_WAIT_STATES`]). Returns (PRDATA, PSLVERR) of the cycle with PREADY = 1.
     pub fn apb_read_full(&mut self, addr: u32, access: Access) -> (u32, bool) {
         let mut b = self.bus();
         b.psel = true;

@@ -61,8 +61,9 @@ pub struct Stimulus {
     pending: Option<PinInputs>,
     /// Access cycles of the pending transfer still to drive: a write's access lasts one cycle,
     /// a read's two (its wait state, PREADY = 0, then PREADY = 1; docs/behaviour.md "APB4
-    /// completer"), after `COUNTER_HOLD_CYCLES` held cycles for a counter or shadow access. The stimulus is open-loop: it holds the access for the contract's length,
-    /// and a backend whose PREADY differs fails the lock-step comparison.
+    /// completer"), after `COUNTER_HOLD_CYCLES` held cycles for a counter or shadow access. The
+    /// stimulus is open-loop: it holds the access for the contract's length, and a backend whose
+    /// PREADY differs fails the lock-step comparison.
     access_left: u32,
     lanes: Vec<LaneIn>,
     /// Probability of activity on a lane per cycle (percent).
@@ -449,13 +450,14 @@ impl Stimulus {
 
     /// After a low-word counter write of 2^32-1-k (k small) in setup cycle s = now, a cycle
     /// counter carries out of its low word at edge s+2+k+h (h = COUNTER_HOLD_CYCLES: the write
-    /// is held; so is a chasing counter access, whose setup therefore aims as if neither were). 32-bit counters: schedule an OVSCLR0
-    /// write of the counter's bit whose access edge is within two edges of that wrap, and often
-    /// a perf disable/enable just after it (see `toggles`). Wider
-    /// counters, half the time: schedule a low-then-high read whose low read samples before the
-    /// carry and whose high read samples after it (a read samples the state of its first access
-    /// cycle: low setup at s+k or s+k+1 straddles; the aim spans s+k ..= s+k+2); the other half: the
-    /// paired high-word write, around the carry (other transfers may come between).
+    /// is held; so is a chasing counter access, whose setup therefore aims as if neither were).
+    /// 32-bit counters: schedule an OVSCLR0 write of the counter's bit whose access edge is
+    /// within two edges of that wrap, and often a perf disable/enable just after it (see
+    /// `toggles`). Wider counters, half the time: schedule a low-then-high read whose low read
+    /// samples before the carry and whose high read samples after it (a read samples the state
+    /// of its access cycle: low setup at s+k or s+k+1 straddles; the aim spans s+k ..= s+k+2);
+    /// the other half: the paired high-word write, around the carry (other transfers may come
+    /// between).
     fn aim_chase(&mut self, addr: u32, data: u32) {
         let Some(n) = self.counter_addrs.iter().position(|&a| a == addr) else {
             return;
