@@ -11,7 +11,7 @@
 use crate::output::{self, say};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{RegId, RegisterMap, COUNTER_HOLD_CYCLES};
+use pmcg_hdl::regmap::{RegId, RegisterMap};
 use pmcg_sim::model::Model;
 use pmcg_sim::native::NativeDut;
 use pmcg_sim::pins::{Dut, LaneIn, PinInputs, PinOutputs};
@@ -271,11 +271,7 @@ fn capture_next_access(cfg: &PmcgConfig, v: bool) -> Res<Option<bool>> {
 /// the pins as the cycle before the one with PREADY = 1.
 fn event_to_count(cfg: &PmcgConfig, v: bool, filter: Option<u32>) -> Res<u64> {
     let map = RegisterMap::new(cfg);
-    let hold = if map.held_access(map.reg(RegId::Evcntr(0)).addr) {
-        COUNTER_HOLD_CYCLES as u64
-    } else {
-        0
-    };
+    let hold = map.hold_cycles(map.reg(RegId::Evcntr(0)).addr) as u64;
     // Latency k: the read is performed in cycle s + 1 + hold = e + k.
     for k in 1..=1 + hold {
         let d = 1 + hold - k;

@@ -1032,11 +1032,7 @@ fn idle_cycle(b: &mut Bench<'_>, presetn: bool) -> Pins {
 
 /// The held cycles of an access to `addr` (docs/behaviour.md "Counter and shadow accesses").
 fn hold_of(b: &Bench<'_>, addr: u32) -> usize {
-    if b.map.held_access(addr) {
-        COUNTER_HOLD_CYCLES as usize
-    } else {
-        0
-    }
+    b.map.hold_cycles(addr) as usize
 }
 
 /// A read driven by hand: setup, PENABLE = 1 through its held cycles (if any), then for exactly

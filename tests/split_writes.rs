@@ -590,11 +590,7 @@ const HOLD: u64 = COUNTER_HOLD_CYCLES as u64;
 
 /// The held cycles of an access to `addr` (docs/behaviour.md "Counter and shadow accesses").
 fn hold_of(map: &RegisterMap, addr: u32) -> u64 {
-    if map.held_access(addr) {
-        COUNTER_HOLD_CYCLES as u64
-    } else {
-        0
-    }
+    map.hold_cycles(addr) as u64
 }
 
 /// Bus operations at given setup cycles (absolute), to be stepped with a lane schedule.

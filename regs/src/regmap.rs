@@ -1033,6 +1033,16 @@ impl RegisterMap {
             .iter()
             .any(|&id| addr & !(self.array_extent(id) - 1) == self.array_base(id))
     }
+
+    /// The held cycles of an access to `addr`: [`COUNTER_HOLD_CYCLES`] in the EVCNTR and SVR
+    /// regions, else 0.
+    pub fn hold_cycles(&self, addr: u32) -> u32 {
+        if self.held_access(addr) {
+            COUNTER_HOLD_CYCLES
+        } else {
+            0
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1127,6 +1137,39 @@ mod tests {
                 if r.bits == 64 {
                     assert!(words.insert(r.addr + 4), "{} high word overlaps", r.name);
                 }
+            }
+        }
+    }
+
+    /// docs/behaviour.md "Counter and shadow accesses": every word of every EVCNTR and SVR
+    /// register is held, and the words of their regions no register maps (past the last
+    /// counter); no other register is, on page 1 or with the counters on page 0.
+    #[test]
+    fn counter_and_shadow_regions_and_nothing_else_are_held() {
+        for cfg in [
+            PmcgConfig::parse_kv(["counters=5"]).unwrap(),
+            PmcgConfig::parse_kv(["counters=7", "counter_bits=32", "reloc_ctrs=off"]).unwrap(),
+        ] {
+            let m = RegisterMap::new(&cfg);
+            for r in &m.regs {
+                let counter = matches!(r.id, RegId::Evcntr(_) | RegId::Svr(_));
+                for w in 0..r.bits / 32 {
+                    let a = r.addr + 4 * w;
+                    assert_eq!(m.held_access(a), counter, "{} word {w}", r.name);
+                    let want = if counter { COUNTER_HOLD_CYCLES } else { 0 };
+                    assert_eq!(m.hold_cycles(a), want, "{} word {w}", r.name);
+                }
+            }
+            for id in [RegId::Evcntr(0), RegId::Svr(0)] {
+                let (base, extent) = (m.array_base(id), m.array_extent(id));
+                assert!(
+                    m.held_access(base + extent - 4),
+                    "{id:?}: last word of the region"
+                );
+                assert!(
+                    !m.held_access(base + extent),
+                    "{id:?}: the word after the region"
+                );
             }
         }
     }

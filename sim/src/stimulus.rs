@@ -553,12 +553,7 @@ impl Stimulus {
     fn start(&mut self, setup: &PinInputs) {
         // A transfer to the EVCNTR or SVR region is held first (docs/behaviour.md "Counter and
         // shadow accesses").
-        let held = if self.map.held_access(setup.paddr) {
-            COUNTER_HOLD_CYCLES
-        } else {
-            0
-        };
-        self.access_left = held + if setup.pwrite { 1 } else { 2 };
+        self.access_left = self.map.hold_cycles(setup.paddr) + if setup.pwrite { 1 } else { 2 };
         self.pending = Some(setup.clone());
     }
 
