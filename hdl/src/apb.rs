@@ -63,6 +63,9 @@ pub struct ApbCompleter {
     /// access edge, so its match register is cleared at the edge ending this cycle
     /// (match_regs.rs).
     pub held_wr_last: Signal<Out, Bit>,
+    /// A counter or shadow transfer is held in this cycle (a register): the register file's
+    /// upper-word bank prefetches the addressed counter meanwhile.
+    pub held: Signal<Out, Bit>,
     setup_rd: DFF<Bit>,
     setup_wr: DFF<Bit>,
     addr_r: DFF<Bits<32>>,
@@ -119,6 +122,7 @@ impl ApbCompleter {
             req_ns: Default::default(),
             req_root: Default::default(),
             held_wr_last: Default::default(),
+            held: Default::default(),
             setup_rd: Default::default(),
             setup_wr: Default::default(),
             addr_r: Default::default(),
@@ -179,6 +183,7 @@ impl Logic for ApbCompleter {
         self.strb_r.d.next = self.pstrb.val();
         self.ns_r.d.next = self.pprot.val().get_bit(1);
         self.root_r.d.next = self.pnse.val() & (!self.pprot.val().get_bit(1));
+        self.held.next = self.hold.q.val();
         self.req_rd.next = self.setup_rd.q.val();
         self.req_wr.next = self.setup_wr.q.val();
         self.req_addr.next = self.addr_r.q.val();

@@ -28,10 +28,15 @@
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
 //!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
-//!   ┌───────────────────┐  carry   ┌──────────────┐
-//!   │ lo[31:0] += inc   ├─────────►│ pend (1 bit) │──► hi += pend at the next edge
-//!   └───────────────────┘          └──────────────┘
-//!   ovf = carry & (narrow | hi + pend == max)  ──► ovf_pack ──► OVS, export
+//!   ┌───────────────────┐  carry   ┌────────────────────────────────────────────────────┐
+//!   │ lo[31:0] += inc   ├─────────►│ HiBank (hi_bank.rs, 64-bit counters only): pend[n],│
+//!   └───────────────────┘          │ upper words and shadow upper words in block RAM,   │
+//!                                  │ served by a scan; pf/spf = the addressed counter's │
+//!                                  │ (prefetched during the hold); at_max[n]            │
+//!                                  └────────────────────────────────────────────────────┘
+//!   ovf = carry & (narrow | at_max[n])  ──► ovf_pack ──► OVS, export
+//!   EVCNTR write: its outcome staged during the hold from pf (for pend = 0 and 1: the upper
+//!   word, all ones / all ones less one, a pair's wrap); the access cycle selects by pend
 //!   capture (CAPR, CAPT_REQ) at edge t ──► cap_r ──┐
 //!   ovf & OVFCAP at edge t ──► ovf_cap_r (per ctr) ─┴─ OR ──► SVRn := counter n's q at t+1
 //!   (reads in cycle t+1 see the counter: the value after edge t, as the contract says)
@@ -39,10 +44,11 @@
 //!     ──► OR & irqen_r (qualifying, in cycle t+1) ──► irq pulse in t+2; with ADDR != 0 ──► MSI
 //!   pending / issue at t+1 ──► MsiMaster (msi.rs) ──► busy, IRQ_CTRLACK, IRQ_ABT back
 //! ```
-//! A counter is two 32-bit halves with the carry between them registered: no path adds 64 bits in
-//! one cycle, and the native simulation never does 64-bit arithmetic (rust-hdl stores wider `Bits`
-//! as bool arrays). Its value is ((hi + pend) << 32) | lo, truncated to `counter_bits`; the read
-//! mux adds `pend`. The counters live in this block's loop rather than in a block each, which
+//! A counter is a 32-bit low word in flip-flops and, with 64-bit counters, an upper word in the
+//! bank's block RAM with the carry between them pending: no path adds 64 bits in one cycle, and
+//! the native simulation never does 64-bit arithmetic (rust-hdl stores wider `Bits` as bool
+//! arrays). Its value is ((hi + pend) << 32) | lo, truncated to `counter_bits`; the read mux adds
+//! `pend` to the prefetched upper word. The counters live in this block's loop rather than in a block each, which
 //! keeps rust-hdl's settle (one iteration per block boundary) and the Verilator model short.
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6, 10.7.
 
@@ -50,6 +56,7 @@ use crate::bitpack::BitPack;
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
 use crate::fresh_flags::FreshFlags;
+use crate::hi_bank::{HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
 use crate::match_regs::MatchRegs;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap};
@@ -75,6 +82,8 @@ pub struct RegFile {
     /// This cycle is the last held cycle of a counter or shadow write (a register of the APB
     /// completer): its access cycle is the next.
     pub held_wr_last: Signal<In, Bit>,
+    /// A counter or shadow transfer is held in this cycle (the APB completer's register).
+    pub held: Signal<In, Bit>,
     /// The lane inputs of the previous cycle (registered by the top block: the match stage).
     pub lane_valid: Vec<Signal<In, Bit>>,
     pub lane_events: Vec<Signal<In, Bits<32>>>,
@@ -113,8 +122,23 @@ pub struct RegFile {
     /// Counter n: low word, high word, a carry not yet added to the high word, EVTYPERn, SMRn,
     /// and EVTYPERn's event decode (`event_sel` layout).
     c_lo: Vec<DFF<Bits<32>>>,
-    c_hi: Vec<DFF<Bits<32>>>,
-    c_pend: Vec<DFF<Bit>>,
+    /// With 64-bit counters: the upper words of the counters and of their shadows in block RAM,
+    /// the pending carries and the overflow prediction (hi_bank.rs). Empty with 32-bit counters.
+    bank: Vec<HiBank>,
+    /// The carries out of the low words at this edge (to the bank), and the bank's outputs:
+    /// the addressed counter's upper word and shadow upper word, the pending carries, and
+    /// which counters overflow on a carry now.
+    carry_pack: BitPack,
+    pf_v: Signal<Local, Bits<32>>,
+    spf_v: Signal<Local, Bits<32>>,
+    pend_v: Signal<Local, Bits<64>>,
+    at_max_v: Signal<Local, Bits<64>>,
+    /// The addressed counter's upper word after an EVCNTR write at this edge.
+    bank_wr_val: Signal<Local, Bits<32>>,
+    /// A permitted EVCNTR write is in its last held cycle: registered, so the bank's write
+    /// strobe (wide fan-out) starts from a flip-flop (ANDed with `req_wr`: a reset in that
+    /// cycle drops the transfer).
+    bank_wr_r: DFF<Bit>,
     /// EVTYPERn's readback storage (block RAM; EVTYPER_RAM_IDX_BITS address bits): nothing on
     /// the event path reads it (the event decode and filter registers take a written value
     /// from the write itself), so its bits cost no flip-flops. Read with the live PADDR's index
@@ -143,12 +167,10 @@ pub struct RegFile {
     mreg: MatchRegs,
     /// Counter n's match for the next edge, before a set-up write's skip.
     match_nx: Signal<Local, Bits<4>>,
-    hi_max_less_one: Constant<Bits<32>>,
     /// Per counter: writable bits of EVTYPERn and SMRn, and reset values (register map).
     evtyper_wmask: Vec<Constant<Bits<32>>>,
     smr_wmask: Vec<Constant<Bits<32>>>,
     lo_reset: Vec<Constant<Bits<32>>>,
-    hi_reset: Vec<Constant<Bits<32>>>,
     evtyper_reset: Vec<Constant<Bits<32>>>,
     smr_reset: Vec<Constant<Bits<32>>>,
     sel_reset: Vec<Constant<Bits<7>>>,
@@ -164,7 +186,6 @@ pub struct RegFile {
     wr_evt: Signal<Local, Bit>,
     inc: Signal<Local, Bits<32>>,
     carry: Signal<Local, Bit>,
-    hi_at_max: Signal<Local, Bit>,
     lo_next: Signal<Local, Bits<32>>,
     ovf: Signal<Local, Bit>,
     ovf_pack: BitPack,
@@ -235,6 +256,9 @@ pub struct RegFile {
     inten: DFF<Bits<64>>,
     ovs: DFF<Bits<64>>,
     snap: DFF<Bits<32>>,
+    /// The snapshot's pending carry, added by the read mux's second stage (no adder in front
+    /// of the snapshot register).
+    snap_add: DFF<Bit>,
     snap_addr: DFF<Bits<32>>,
     snap_valid: DFF<Bit>,
     irq_r: DFF<Bit>,
@@ -259,22 +283,39 @@ pub struct RegFile {
     fd_sel: DFF<Bits<64>>,
     fd_evtw: DFF<Bit>,
     fd_wr0: DFF<Bit>,
-    /// This access is the paired high write; H (merged with B per PSTRB), c = carries between
-    /// the halves, the rebased high part H + c, whether H + c wrapped, and whether it is all ones.
+    /// This access is the paired high write; H (B merged with the written bytes per PSTRB).
     pair_hit: Signal<Local, Bit>,
-    /// A high-word write's word and byte mask (the paired write's whole H + c).
-    hi_wword: Signal<Local, Bits<32>>,
-    hi_wmask: Signal<Local, Bits<32>>,
     pair_h: Signal<Local, Bits<32>>,
-    pair_c: Signal<Local, Bits<32>>,
-    pair_hi: Signal<Local, Bits<32>>,
-    pair_wrap: Signal<Local, Bit>,
-    pair_at_max: Signal<Local, Bit>,
+    /// An EVCNTR write's outcome, computed during its hold from registers that the hold keeps
+    /// still (the request, the pair registers, the prefetched upper word `pf`, which the bank
+    /// leaves alone while the counter is addressed), for both values of the counter's pending
+    /// carry in the access cycle (k = 0, 1: upper value pf + k): stage 1 `pf1_r` = pf + 1,
+    /// `ph_r` = H, `hb_r` = H - B; stage 2 the new upper word `cand{k}_r` (hi + k; the written
+    /// bytes over it; or a pair's H + c = (H - B) + hi + k); stage 3 whether it is all ones, all
+    /// ones less one, and (a pair) whether H + c wrapped. The access cycle only selects by the
+    /// pending carry: no adder or compare sits between the pending carries and the bank or OVS.
+    pair_pre: Signal<Local, Bit>,
+    pf1_r: DFF<Bits<32>>,
+    ph_r: DFF<Bits<32>>,
+    hb_r: DFF<Bits<32>>,
+    cand0_r: DFF<Bits<32>>,
+    cand1_r: DFF<Bits<32>>,
+    ones0_r: DFF<Bit>,
+    ones1_r: DFF<Bit>,
+    m10_r: DFF<Bit>,
+    m11_r: DFF<Bit>,
+    wrap0_r: DFF<Bit>,
+    wrap1_r: DFF<Bit>,
+    hi_max_m1: Constant<Bits<32>>,
+    /// The addressed counter's pending carry selects: its outcome is all ones, all ones less
+    /// one, and (a pair) H + c wrapped.
+    wr_ones: Signal<Local, Bit>,
+    wr_m1: Signal<Local, Bit>,
+    wr_wrap: Signal<Local, Bit>,
     capt_ack_r: DFF<Bit>,
     export_r: DFF<Bits<64>>,
     /// Shadow values (10.5.2.3), kept like the counters: low word, high word, pending carry.
     s_lo: Vec<DFF<Bits<32>>>,
-    s_hi: Vec<DFF<Bits<32>>>,
     s_pend: Vec<DFF<Bit>>,
     capture_impl: Constant<Bit>,
     gmpam: DFF<Bits<32>>,
@@ -304,11 +345,10 @@ pub struct RegFile {
     /// SVRn of the addressed counter as a read sees it (the counter itself while `cap_r`).
     svr_lo_now: Signal<Local, Bits<32>>,
     svr_hi_now: Signal<Local, Bits<32>>,
+    svr_hi_add: Signal<Local, Bit>,
     svr_in: Signal<Local, Bit>,
     sel_slo: Signal<Local, Bits<32>>,
-    sel_shi: Signal<Local, Bits<32>>,
     sel_spend: Signal<Local, Bit>,
-    shi_eff: Signal<Local, Bits<32>>,
     // Decode.
     word_addr: Signal<Local, Bits<32>>,
     /// The word is SCR or its alias.
@@ -327,8 +367,13 @@ pub struct RegFile {
     evt_merged: Signal<Local, Bits<32>>,
     smr_merged: Signal<Local, Bits<32>>,
     sel_lo: Signal<Local, Bits<32>>,
-    sel_hi: Signal<Local, Bits<32>>,
     sel_pend: Signal<Local, Bit>,
+    /// The addressed counter's pending carry one cycle ago, and its carry at the last edge:
+    /// their OR is its pending carry now in a held access's access cycle (from the hold's fifth
+    /// cycle the bank leaves the addressed counter alone, so nothing clears it), from two
+    /// flip-flops instead of an AND-OR over every counter in front of the write's select.
+    selp_r: DFF<Bit>,
+    selc_r: DFF<Bit>,
     sel_evtyper: Signal<Local, Bits<32>>,
     sel_smr: Signal<Local, Bits<32>>,
     hi_eff: Signal<Local, Bits<32>>,
@@ -336,7 +381,10 @@ pub struct RegFile {
     dec_sel: Signal<Local, Bits<7>>,
     cr_e: Signal<Local, Bit>,
     guarded: Signal<Local, Bit>,
-    snap_hit: Signal<Local, Bit>,
+    /// The access hits the snapshot: compared in every cycle and registered, so a held access
+    /// (only EVCNTR/SVR high words hit it; their address and the snapshot are still during the
+    /// hold) finds it in a flip-flop.
+    snap_hit: DFF<Bit>,
     ovf_vec: Signal<Local, Bits<64>>,
     /// Filter decode (10.4): implemented STREAMID bits, EVTYPER filter fields, SCR.SO.
     sid_all: Constant<Bits<32>>,
@@ -542,6 +590,12 @@ fn c32(v: u64) -> Constant<Bits<32>> {
 impl RegFile {
     /// The register file of a validated configuration.
     pub fn new(cfg: &PmcgConfig) -> Self {
+        Self::with_hi_bank_fault(cfg, None)
+    }
+
+    /// The same with a fault planted in the upper-word bank (tests only: the differential must
+    /// catch it; see tests/planted_faults.rs).
+    pub fn with_hi_bank_fault(cfg: &PmcgConfig, fault: Option<HiBankFault>) -> Self {
         let map = RegisterMap::new(cfg);
         let n = cfg.counters as usize;
         let wmask = |id| map.get(id).map(|r| r.mask_of(Access::RW)).unwrap_or(0);
@@ -605,6 +659,22 @@ impl RegFile {
                         i,
                         "{id:?}'s word address bits [7:2] must be its index"
                     );
+                }
+            }
+        }
+        if cfg.wide_counters() {
+            // The upper-word bank (hi_bank.rs) takes an EVCNTR/SVR element's index from
+            // PADDR[8:3] and holds a fresh row (and a stale shadow) as 0.
+            for i in 0..cfg.counters {
+                for id in [RegId::Evcntr(i), RegId::Svr(i)] {
+                    if let Some(r) = map.get(id) {
+                        assert_eq!(
+                            (r.addr >> HI_IDX_LSB) & ((1 << HI_RAM_IDX_BITS) - 1),
+                            i,
+                            "{id:?}'s address bits [8:3] must be its index"
+                        );
+                        assert_eq!(r.reset(), 0, "{id:?} must reset to 0 (upper-word bank)");
+                    }
                 }
             }
         }
@@ -699,6 +769,7 @@ impl RegFile {
             rd_data: Default::default(),
             paddr: Default::default(),
             held_wr_last: Default::default(),
+            held: Default::default(),
             fd_sel: Default::default(),
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
@@ -714,8 +785,18 @@ impl RegFile {
             rq_done: Default::default(),
             irq: Default::default(),
             c_lo: (0..n).map(|_| Default::default()).collect(),
-            c_hi: (0..n).map(|_| Default::default()).collect(),
-            c_pend: (0..n).map(|_| Default::default()).collect(),
+            bank: if cfg.wide_counters() {
+                vec![HiBank::new(n, cfg.counter_bits, fault)]
+            } else {
+                Vec::new()
+            },
+            carry_pack: BitPack::new(n),
+            pf_v: Default::default(),
+            spf_v: Default::default(),
+            pend_v: Default::default(),
+            at_max_v: Default::default(),
+            bank_wr_val: Default::default(),
+            bank_wr_r: Default::default(),
             evt_ram: Default::default(),
             fresh: FreshFlags::new(n),
             smr_ram: Default::default(),
@@ -728,7 +809,6 @@ impl RegFile {
             c_sel: (0..n).map(|_| Default::default()).collect(),
             mreg: MatchRegs::new(n, cfg.secure, evc_rel_mask as u32),
             match_nx: Default::default(),
-            hi_max_less_one: c32(((cfg.counter_mask() >> 32) as u32).wrapping_sub(1) as u64),
             evtyper_wmask: (0..cfg.counters)
                 .map(|i| c32(wmask(RegId::Evtyper(i))))
                 .collect(),
@@ -737,9 +817,6 @@ impl RegFile {
                 .collect(),
             lo_reset: (0..cfg.counters)
                 .map(|i| c32(reset(RegId::Evcntr(i)) & 0xFFFF_FFFF))
-                .collect(),
-            hi_reset: (0..cfg.counters)
-                .map(|i| c32(reset(RegId::Evcntr(i)) >> 32))
                 .collect(),
             evtyper_reset: (0..cfg.counters)
                 .map(|i| c32(reset(RegId::Evtyper(i))))
@@ -772,7 +849,6 @@ impl RegFile {
             wr_evt: Default::default(),
             inc: Default::default(),
             carry: Default::default(),
-            hi_at_max: Default::default(),
             lo_next: Default::default(),
             ovf: Default::default(),
             ovf_pack: BitPack::new(n),
@@ -822,6 +898,7 @@ impl RegFile {
             inten: Default::default(),
             ovs: Default::default(),
             snap: Default::default(),
+            snap_add: Default::default(),
             snap_addr: Default::default(),
             snap_valid: Default::default(),
             irq_r: Default::default(),
@@ -835,18 +912,27 @@ impl RegFile {
             pair_key: Default::default(),
             pair_base: Default::default(),
             pair_hit: Default::default(),
-            hi_wword: Default::default(),
-            hi_wmask: Default::default(),
             pair_h: Default::default(),
-            pair_c: Default::default(),
-            pair_hi: Default::default(),
-            pair_wrap: Default::default(),
-            pair_at_max: Default::default(),
+            pair_pre: Default::default(),
+            pf1_r: Default::default(),
+            ph_r: Default::default(),
+            hb_r: Default::default(),
+            cand0_r: Default::default(),
+            cand1_r: Default::default(),
+            ones0_r: Default::default(),
+            ones1_r: Default::default(),
+            m10_r: Default::default(),
+            m11_r: Default::default(),
+            wrap0_r: Default::default(),
+            wrap1_r: Default::default(),
+            hi_max_m1: c32((cfg.counter_mask() >> 32).wrapping_sub(1) & 0xFFFF_FFFF),
+            wr_ones: Default::default(),
+            wr_m1: Default::default(),
+            wr_wrap: Default::default(),
             msi_owed_next: Default::default(),
             capt_ack_r: Default::default(),
             export_r: Default::default(),
             s_lo: (0..n).map(|_| Default::default()).collect(),
-            s_hi: (0..n).map(|_| Default::default()).collect(),
             s_pend: (0..n).map(|_| Default::default()).collect(),
             capture_impl: Constant::new(cfg.capture),
             gmpam: Default::default(),
@@ -869,11 +955,10 @@ impl RegFile {
             cap_r: Default::default(),
             svr_lo_now: Default::default(),
             svr_hi_now: Default::default(),
+            svr_hi_add: Default::default(),
             svr_in: Default::default(),
             sel_slo: Default::default(),
-            sel_shi: Default::default(),
             sel_spend: Default::default(),
-            shi_eff: Default::default(),
             capt_req: Default::default(),
             msi_busy: Default::default(),
             irq_ack: Default::default(),
@@ -903,8 +988,9 @@ impl RegFile {
             evt_merged: Default::default(),
             smr_merged: Default::default(),
             sel_lo: Default::default(),
-            sel_hi: Default::default(),
             sel_pend: Default::default(),
+            selp_r: Default::default(),
+            selc_r: Default::default(),
             sel_evtyper: Default::default(),
             sel_smr: Default::default(),
             hi_eff: Default::default(),
@@ -925,10 +1011,23 @@ impl Logic for RegFile {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
-            snap, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r, gmpam, pair_open,
-            pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt, fd_smr, fd_sel,
-            fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done
+            snap, snap_add, snap_hit, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r,
+            gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
+            fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done, pf1_r,
+            ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
+            bank_wr_r, selp_r, selc_r
         );
+        // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
+        self.pf_v.next = 0.into();
+        self.spf_v.next = 0.into();
+        self.pend_v.next = 0.into();
+        self.at_max_v.next = 0.into();
+        for b in 0..self.bank.len() {
+            self.pf_v.next = self.bank[b].pf.val();
+            self.spf_v.next = self.bank[b].spf.val();
+            self.pend_v.next = self.bank[b].pend.val();
+            self.at_max_v.next = self.bank[b].at_max.val();
+        }
         // ---- Request decode -------------------------------------------------------------
         self.dec.clock.next = self.clock.val();
         self.dec.paddr.next = self.paddr.val();
@@ -983,10 +1082,10 @@ impl Logic for RegFile {
         // access: a gate costs a logic level in front of every counter write (measured on
         // 16x32), and outside an access nothing uses them.
         self.sel_lo.next = 0.into();
-        self.sel_hi.next = 0.into();
-        self.sel_pend.next = false;
+        self.selp_r.d.next = (self.pend_v.val() & self.dec.evc_sel.val()).any();
+        self.selc_r.d.next = (self.carry_pack.word.val() & self.dec.evc_sel.val()).any();
+        self.sel_pend.next = self.selp_r.q.val() | self.selc_r.q.val();
         self.sel_slo.next = 0.into();
-        self.sel_shi.next = 0.into();
         self.sel_spend.next = false;
         for n in 0..self.c_lo.len() {
             // AND-OR over the one-hot element selects (an OR tree, not a priority chain):
@@ -996,11 +1095,7 @@ impl Logic for RegFile {
                 self.m_evc.next = 0xFFFF_FFFFu64.into();
             }
             self.sel_lo.next = self.sel_lo.val() | (self.c_lo[n].q.val() & self.m_evc.val());
-            self.sel_hi.next = self.sel_hi.val() | (self.c_hi[n].q.val() & self.m_evc.val());
-            self.sel_pend.next =
-                self.sel_pend.val() | (self.c_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
             self.sel_slo.next = self.sel_slo.val() | (self.s_lo[n].q.val() & self.m_evc.val());
-            self.sel_shi.next = self.sel_shi.val() | (self.s_hi[n].q.val() & self.m_evc.val());
             self.sel_spend.next =
                 self.sel_spend.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
         }
@@ -1020,17 +1115,22 @@ impl Logic for RegFile {
         if self.fresh.smr_sel.val() {
             self.sel_smr.next = self.smr_reset[0].val();
         }
-        self.hi_eff.next = (self.sel_hi.val() + self.sel_pend.val()) & self.hi_max.val();
-        self.shi_eff.next = (self.sel_shi.val() + self.sel_spend.val()) & self.hi_max.val();
+        // The addressed counter's upper value: pf + its pending carry (pf + 1 from stage 1).
+        self.hi_eff.next = self.pf_v.val();
+        if self.sel_pend.val() {
+            self.hi_eff.next = self.pf1_r.q.val();
+        }
         // The SVRs are written one edge after their capture (from the counters' registers, so no
         // adder and no overflow logic sits in front of 2 x 32 x counters enables); in between,
         // the counter's value is the captured one.
         self.svr_load.next = self.cap_r.q.val() | self.ovf_cap_r.q.val().any();
         self.svr_lo_now.next = self.sel_slo.val();
-        self.svr_hi_now.next = self.shi_eff.val();
+        self.svr_hi_now.next = self.spf_v.val();
+        self.svr_hi_add.next = self.sel_spend.val();
         if self.svr_load.val() {
             self.svr_lo_now.next = self.sel_lo.val();
-            self.svr_hi_now.next = self.hi_eff.val();
+            self.svr_hi_now.next = self.pf_v.val();
+            self.svr_hi_add.next = self.sel_pend.val();
         }
         // ---- Split 64-bit counter writes (10.5: 64-bit atomicity is IMPLEMENTATION DEFINED;
         // docs/behaviour.md "Split 64-bit counter writes"). A low-word write opens the pair with
@@ -1044,18 +1144,42 @@ impl Logic for RegFile {
             & (self.evc_rel.val() == self.pair_key.q.val());
         self.pair_h.next =
             ((self.pair_base.q.val() & (!self.bmask.val())) | self.wbits.val()) & self.hi_max.val();
-        self.pair_c.next = (self.hi_eff.val() - self.pair_base.q.val()) & self.hi_max.val();
-        self.pair_hi.next = (self.pair_h.val() + self.pair_c.val()) & self.hi_max.val();
-        // The high-word write's word and byte mask, shared by the counters.
-        self.hi_wword.next = self.wbits.val();
-        self.hi_wmask.next = self.bmask.val();
-        if self.pair_hit.val() {
-            self.hi_wword.next = self.pair_hi.val();
-            self.hi_wmask.next = 0xFFFF_FFFFu64.into();
+        // The write's outcome, staged during the hold (see `pair_pre`): every input is a
+        // register that does not change from the hold's fourth cycle to the access edge.
+        self.pair_pre.next = self.evc_in.val()
+            & self.evc_hiword.val()
+            & self.pair_open.q.val()
+            & (self.evc_rel.val() == self.pair_key.q.val());
+        self.pf1_r.d.next = (self.pf_v.val() + 1u64) & self.hi_max.val();
+        self.ph_r.d.next = self.pair_h.val();
+        self.hb_r.d.next = (self.pair_h.val() - self.pair_base.q.val()) & self.hi_max.val();
+        self.cand0_r.d.next = self.pf_v.val();
+        self.cand1_r.d.next = self.pf1_r.q.val();
+        if self.evc_hiword.val() {
+            self.cand0_r.d.next =
+                ((self.pf_v.val() & (!self.bmask.val())) | self.wbits.val()) & self.hi_max.val();
+            self.cand1_r.d.next =
+                ((self.pf1_r.q.val() & (!self.bmask.val())) | self.wbits.val()) & self.hi_max.val();
+            if self.pair_pre.val() {
+                self.cand0_r.d.next = (self.hb_r.q.val() + self.pf_v.val()) & self.hi_max.val();
+                self.cand1_r.d.next = (self.hb_r.q.val() + self.pf1_r.q.val()) & self.hi_max.val();
+            }
         }
+        self.ones0_r.d.next = self.cand0_r.q.val() == self.hi_max.val();
+        self.ones1_r.d.next = self.cand1_r.q.val() == self.hi_max.val();
+        self.m10_r.d.next = self.cand0_r.q.val() == self.hi_max_m1.val();
+        self.m11_r.d.next = self.cand1_r.q.val() == self.hi_max_m1.val();
         // c < 2^K, so H + c wrapped exactly when the result is below H.
-        self.pair_wrap.next = self.pair_hi.val() < self.pair_h.val();
-        self.pair_at_max.next = self.pair_hi.val() == self.hi_max.val();
+        self.wrap0_r.d.next = self.cand0_r.q.val() < self.ph_r.q.val();
+        self.wrap1_r.d.next = self.cand1_r.q.val() < self.ph_r.q.val();
+        self.wr_ones.next = self.ones0_r.q.val();
+        self.wr_m1.next = self.m10_r.q.val();
+        self.wr_wrap.next = self.wrap0_r.q.val();
+        if self.sel_pend.val() {
+            self.wr_ones.next = self.ones1_r.q.val();
+            self.wr_m1.next = self.m11_r.q.val();
+            self.wr_wrap.next = self.wrap1_r.q.val();
+        }
         if self.wr_ok.val() & self.evc_in.val() {
             self.pair_open.d.next = self.wide.val() & (!self.evc_hiword.val());
             self.pair_key.d.next = self.evc_rel.val();
@@ -1273,8 +1397,6 @@ impl Logic for RegFile {
         self.key.next = 0.into();
         for n in 0..self.c_lo.len() {
             self.c_lo[n].clock.next = self.clock.val();
-            self.c_hi[n].clock.next = self.clock.val();
-            self.c_pend[n].clock.next = self.clock.val();
             self.c_ovfcap[n].clock.next = self.clock.val();
             self.c_smr[n].clock.next = self.clock.val();
             self.c_sel[n].clock.next = self.clock.val();
@@ -1491,15 +1613,11 @@ impl Logic for RegFile {
                 & ((bit_cast::<5, 32>(self.lo_now.val() & 15) + bit_cast::<5, 32>(self.inc.val()))
                     > 15);
             // hi + pend is all ones exactly when (pend = 0, hi = max) or (pend = 1, hi = max - 1).
-            self.hi_at_max.next = ((!self.c_pend[n].q.val())
-                & (self.c_hi[n].q.val() == self.hi_max.val()))
-                | (self.c_pend[n].q.val() & (self.c_hi[n].q.val() == self.hi_max_less_one.val()));
             self.lo_next.next = self.c_lo[n].q.val() + self.inc.val();
-            self.c_hi[n].d.next =
-                (self.c_hi[n].q.val() + self.c_pend[n].q.val()) & self.hi_max.val();
-            self.c_pend[n].d.next = self.carry.val() & self.wide.val();
+            self.carry_pack.bits[n].next = self.carry.val() & self.wide.val();
             // 10.2.1: overflow is the carry out of the counter width; the counter wraps.
-            self.ovf.next = self.carry.val() & ((!self.wide.val()) | self.hi_at_max.val());
+            self.ovf.next =
+                self.carry.val() & ((!self.wide.val()) | self.at_max_v.val().get_bit(n));
             // A write replaces its word and the counter skips this edge's events; a write never
             // overflows.
             // The match register of a written counter was cleared at the edge before its access
@@ -1511,17 +1629,10 @@ impl Logic for RegFile {
                 self.lo_next.next = (self.lo_next.val() & (!self.bmask.val())) | self.wbits.val();
             }
             if self.wr_hi.val() {
-                // Unpaired: the written bytes over hi + pend (the low word holds and nothing
-                // carries: its increment is 0). Paired: H + c, counting at this edge (the carry
-                // of this edge stays pending on top of it). One shared word and mask, so each
-                // high bit is one LUT.
-                self.c_hi[n].d.next = (((self.c_hi[n].q.val() + self.c_pend[n].q.val())
-                    & (!self.hi_wmask.val()))
-                    | self.hi_wword.val())
-                    & self.hi_max.val();
+                // The upper word is written in the bank (`bank_wr_val`); a paired write counts
+                // at this edge, and its overflow is the rebase's.
                 if self.pair_hit.val() {
-                    self.ovf.next =
-                        (self.carry.val() & self.pair_at_max.val()) | self.pair_wrap.val();
+                    self.ovf.next = (self.carry.val() & self.wr_ones.val()) | self.wr_wrap.val();
                 }
             }
             if self.wr_evt.val() {
@@ -1539,8 +1650,6 @@ impl Logic for RegFile {
             }
             if self.rst.val() {
                 self.lo_next.next = self.lo_reset[n].val();
-                self.c_hi[n].d.next = self.hi_reset[n].val();
-                self.c_pend[n].d.next = false;
                 self.c_ovfcap[n].d.next =
                     (self.evtyper_reset[n].val() & self.ovfcap_mask.val()).any();
                 self.c_smr[n].d.next = self.smr_reset[n].val();
@@ -1567,23 +1676,46 @@ impl Logic for RegFile {
         }
         for n in 0..self.s_lo.len() {
             self.s_lo[n].clock.next = self.clock.val();
-            self.s_hi[n].clock.next = self.clock.val();
             self.s_pend[n].clock.next = self.clock.val();
             self.s_lo[n].d.next = self.s_lo[n].q.val();
-            self.s_hi[n].d.next = self.s_hi[n].q.val();
             self.s_pend[n].d.next = self.s_pend[n].q.val();
             if self.svr_load.val() {
                 self.s_lo[n].d.next = self.c_lo[n].q.val();
-                self.s_hi[n].d.next = self.c_hi[n].q.val();
-                self.s_pend[n].d.next = self.c_pend[n].q.val();
+                self.s_pend[n].d.next = self.pend_v.val().get_bit(n);
             }
             if self.rst.val() {
                 self.s_lo[n].d.next = 0.into();
-                self.s_hi[n].d.next = 0.into();
                 self.s_pend[n].d.next = false;
             }
         }
         self.export_r.d.next = self.ovf_vec.val();
+        // ---- The upper-word bank (64-bit counters): carries of this edge, the addressed
+        // element (an EVCNTR or SVR address: the transfer's hold prefetches its rows), an
+        // EVCNTR write's new upper word (hi + pend, or the written bytes over it, or a pair's
+        // H + c), the capture.
+        self.bank_wr_r.d.next =
+            self.held_wr_last.val() & self.dec.evc_in.val() & (!self.blocked.val());
+        self.bank_wr_val.next = self.cand0_r.q.val();
+        if self.sel_pend.val() {
+            self.bank_wr_val.next = self.cand1_r.q.val();
+        }
+        for b in 0..self.bank.len() {
+            self.bank[b].clock.next = self.clock.val();
+            self.bank[b].rst.next = self.rst.val();
+            self.bank[b].carry.next = self.carry_pack.word.val();
+            self.bank[b].paddr.next = self.paddr.val();
+            self.bank[b].tgt_sel.next = 0.into();
+            if (self.dec.evc_in.val() | self.dec.svr_in.val())
+                & (self.held.val() | self.req_rd.val() | self.req_wr.val())
+            {
+                self.bank[b].tgt_sel.next = self.dec.evc_sel.val();
+            }
+            self.bank[b].wr.next = self.bank_wr_r.q.val() & self.req_wr.val();
+            self.bank[b].wr_val.next = self.bank_wr_val.val();
+            self.bank[b].wr_ones.next = self.wr_ones.val();
+            self.bank[b].wr_m1.next = self.wr_m1.val();
+            self.bank[b].svr_load.next = self.svr_load.val();
+        }
         // ---- Control registers (writable bits and resets from the register map) ----------------
         // SCR is Secure-only (10.5.2.12).
         if self.wr_ok.val() & (!self.req_ns.val()) & self.at_scr.val() {
@@ -1707,7 +1839,7 @@ impl Logic for RegFile {
         self.capt_ack.next = self.capt_ack_r.q.val();
         self.ovf_export.next = self.export_r.q.val();
         // ---- 64-bit read snapshot: the low-word read of a wide counter latches its high word ----
-        self.snap_hit.next =
+        self.snap_hit.d.next =
             self.snap_valid.q.val() & (self.word_addr.val() == self.snap_addr.q.val());
         if self.req_rd.val() | self.req_wr.val() {
             self.snap_valid.d.next = false;
@@ -1718,7 +1850,8 @@ impl Logic for RegFile {
             & self.evc_in.val()
             & (!self.evc_hiword.val())
         {
-            self.snap.d.next = self.hi_eff.val();
+            self.snap.d.next = self.pf_v.val();
+            self.snap_add.d.next = self.sel_pend.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
@@ -1729,6 +1862,7 @@ impl Logic for RegFile {
             & (!self.evc_hiword.val())
         {
             self.snap.d.next = self.svr_hi_now.val();
+            self.snap_add.d.next = self.svr_hi_add.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
@@ -1796,10 +1930,11 @@ impl Logic for RegFile {
         self.rq_add.d.next = false;
         if self.evc_in.val() {
             if self.evc_hiword.val() {
-                if self.snap_hit.val() {
+                if self.snap_hit.q.val() {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
+                    self.rq_add.d.next = self.snap_add.q.val();
                 } else {
-                    self.rd_word.next = self.rd_word.val() | self.sel_hi.val();
+                    self.rd_word.next = self.rd_word.val() | self.pf_v.val();
                     self.rq_add.d.next = self.sel_pend.val();
                 }
             } else {
@@ -1808,15 +1943,16 @@ impl Logic for RegFile {
         }
         if self.svr_in.val() {
             if self.evc_hiword.val() {
-                if self.snap_hit.val() {
+                if self.snap_hit.q.val() {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
+                    self.rq_add.d.next = self.snap_add.q.val();
                 } else {
                     // The SVR, or the counter in the cycle after a capture (see `svr_load`).
                     if self.svr_load.val() {
-                        self.rd_word.next = self.rd_word.val() | self.sel_hi.val();
+                        self.rd_word.next = self.rd_word.val() | self.pf_v.val();
                         self.rq_add.d.next = self.sel_pend.val();
                     } else {
-                        self.rd_word.next = self.rd_word.val() | self.sel_shi.val();
+                        self.rd_word.next = self.rd_word.val() | self.spf_v.val();
                         self.rq_add.d.next = self.sel_spend.val();
                     }
                 }
@@ -1862,6 +1998,7 @@ impl Logic for RegFile {
             self.inten.d.next = self.inten_reset.val();
             self.ovs.d.next = self.ovs_reset.val();
             self.snap.d.next = 0.into();
+            self.snap_add.d.next = false;
             self.snap_addr.d.next = 0.into();
             self.snap_valid.d.next = false;
             self.irq_r.d.next = false;

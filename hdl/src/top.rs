@@ -92,6 +92,14 @@ pub struct PmcgCore {
 impl PmcgCore {
     /// The PMCG of a configuration; the configuration is validated here.
     pub fn new(cfg: &PmcgConfig) -> Result<Self, crate::config::ConfigError> {
+        Self::with_hi_bank_fault(cfg, None)
+    }
+
+    /// The same with a fault planted in the register file's upper-word bank (tests only).
+    pub fn with_hi_bank_fault(
+        cfg: &PmcgConfig,
+        fault: Option<crate::hi_bank::HiBankFault>,
+    ) -> Result<Self, crate::config::ConfigError> {
         cfg.validate()?;
         let lanes = cfg.lanes as usize;
         Ok(PmcgCore {
@@ -133,7 +141,7 @@ impl PmcgCore {
             capt_ack: Default::default(),
             ovf_export: Default::default(),
             apb: ApbCompleter::new(&crate::regmap::RegisterMap::new(cfg)),
-            regs: RegFile::new(cfg),
+            regs: RegFile::with_hi_bank_fault(cfg, fault),
             msi: Default::default(),
             capt_req_q: Default::default(),
             lane_valid_q: (0..lanes).map(|_| Default::default()).collect(),
@@ -176,6 +184,7 @@ impl Logic for PmcgCore {
         self.regs.req_addr.next = self.apb.req_addr.val();
         self.regs.paddr.next = self.paddr.val();
         self.regs.held_wr_last.next = self.apb.held_wr_last.val();
+        self.regs.held.next = self.apb.held.val();
         self.regs.req_wdata.next = self.apb.req_wdata.val();
         self.regs.req_strb.next = self.apb.req_strb.val();
         self.regs.req_ns.next = self.apb.req_ns.val();

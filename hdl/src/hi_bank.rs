@@ -1,0 +1,410 @@
+//! `HiBank`: the upper words of 64-bit counters and of their shadows (SVRs) in block RAM, kept
+//! exact by a carry-service engine (issue 11). The low words stay in the register file's
+//! flip-flops; a carry out of a low word sets the counter's `pend` bit here, and the engine adds
+//! it to the upper word later.
+//!
+//! ```text
+//!   carry[63:0] (low-word carries at this edge) ──► pend[n] ──────────────────────► pend
+//!   paddr[8:3] (live) ──► tgt_idx ┐   tgt_sel (one-hot: the held or accessed counter, else 0)
+//!                                 ▼
+//!   phase A: target = the addressed counter while pf does not hold it (the prefetch), else the
+//!            scan pointer ──► c_ram / s_ram read address; vis_idx, vis_oh, and the target's
+//!            pend / fresh / stale flags as of this cycle (pend_a, fresh_a, stale_a)
+//!   phase B: d = c_ram[vis] (0 while fresh), sd = s_ram[vis]
+//!            c_ram[vis] := d + pend_a;  pend[vis] cleared if pend_a (a carry at phase A's edge
+//!            stays pending);  ones / ones_m1 of the new row (compared on d, not d + pend_a)
+//!            s_ram[vis] := d if stale (copy-on-write) or capturing at this edge or the last
+//!            vis is the prefetched counter ──► pf := d + pend_a, spf := its shadow
+//!            (the scan leaves the addressed counter alone: pf does not move under a transfer)
+//!   wr (an EVCNTR write, access edge) ──► c_ram[tgt] := wr_val (pend folded in by the caller,
+//!            who also compares it: wr_ones, wr_m1), pf := wr_val, copy-on-write of the old row
+//!            (pf); phase B's result of this cycle and of the next is dropped (same write port;
+//!            a read at this edge is stale)
+//!   svr_load (capture) ──► every counter stale: its shadow's upper word is its c_ram row
+//!   at_max[n] = pend ? ones_m1 : ones  (upper word + pend is all ones: the overflow prediction)
+//! ```
+//! The value of counter n is ((c_ram[n] + pend[n]) << 32) | lo; of SVRn, ((stale[n] ? c_ram[n] :
+//! s_ram[n]) + s_pend[n]) << 32 | s_lo. A low word wraps at most once in 2^32 / 9 cycles, the
+//! scan visits every counter in 2 x counters cycles and every transfer's prefetch serves its
+//! counter, so `pend` never needs a second bit (a write folds it in: nothing stays pending on a
+//! row the caller rewrites).
+//!
+//! The contract with the register file (docs/behaviour.md "Counter and shadow accesses"): an
+//! EVCNTR/SVR transfer is held COUNTER_HOLD_CYCLES wait states with its address stable; within
+//! HI_PREFETCH_CYCLES of them the engine has visited the addressed counter (`ready`), and from
+//! then to the access edge `pf` and `spf` are that counter's upper word and shadow upper word
+//! and `pf` does not change, so the caller reads `pf + pend` and computes a write's outcome from
+//! `pf` during the hold. A write lands at its access edge. The block-level tests
+//! (tests/hi_bank.rs) check `ready` and the prefetch against a model in every access cycle.
+//!
+//! Block RAM has no reset: a `fresh` flag per counter stands for a row of zeros until its first
+//! write, and a reset marks every shadow stale (the SVRs reset to the counters' reset value, 0).
+//! Spec: SMMUv3 10.2.1 (overflow at the edge it happens), 10.5.2.1, 10.5.2.3 (capture of every
+//! counter at one instant).
+
+use rust_hdl::prelude::*;
+
+/// Address bits of the upper-word block RAMs (64 rows: the largest configuration).
+pub const HI_RAM_IDX_BITS: usize = 6;
+/// The element index of an EVCNTR or SVR address of 64-bit counters (8-byte stride).
+pub const HI_IDX_LSB: usize = 3;
+/// The most cycles after a hold's first cycle before `ready` (the engine may be in phase B of
+/// another counter, then reads the addressed one: 2 cycles, and its result lands a cycle later).
+pub const HI_PREFETCH_CYCLES: usize = 4;
+
+/// A fault to plant in the emitted logic (tests only: they must catch each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HiBankFault {
+    /// A service adds nothing: a carry is lost.
+    LostService,
+    /// A capture does not mark the shadows stale: the copy-on-write comes too late.
+    LateCopy,
+}
+
+#[derive(LogicBlock)]
+pub struct HiBank {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    /// Per counter: its low word carries at this edge.
+    pub carry: Signal<In, Bits<64>>,
+    /// The live PADDR: its element index is registered here (with the decoder's `tgt_sel`).
+    pub paddr: Signal<In, Bits<32>>,
+    /// The addressed counter, one-hot (registered decode; 0 outside the EVCNTR/SVR regions).
+    pub tgt_sel: Signal<In, Bits<64>>,
+    /// An EVCNTR write to the addressed counter at this edge, its new upper word, and whether
+    /// that word is all ones, or all ones less one (the caller compares ahead of time).
+    pub wr: Signal<In, Bit>,
+    pub wr_val: Signal<In, Bits<32>>,
+    pub wr_ones: Signal<In, Bit>,
+    pub wr_m1: Signal<In, Bit>,
+    /// A capture: every shadow takes its counter's value at this edge.
+    pub svr_load: Signal<In, Bit>,
+    /// The addressed counter's upper word and its shadow's upper word (valid with `ready`).
+    pub pf: Signal<Out, Bits<32>>,
+    pub spf: Signal<Out, Bits<32>>,
+    pub ready: Signal<Out, Bit>,
+    /// Per counter: a carry not yet added to its upper word.
+    pub pend: Signal<Out, Bits<64>>,
+    /// Per counter: upper word + pend is all ones (a carry now overflows the counter).
+    pub at_max: Signal<Out, Bits<64>>,
+    c_ram: RAM<Bits<32>, HI_RAM_IDX_BITS>,
+    s_ram: RAM<Bits<32>, HI_RAM_IDX_BITS>,
+    pend_r: DFF<Bits<64>>,
+    ones: DFF<Bits<64>>,
+    ones_m1: DFF<Bits<64>>,
+    stale: DFF<Bits<64>>,
+    fresh: DFF<Bits<64>>,
+    tgt_idx: DFF<Bits<6>>,
+    /// Phase B (the visited row's data is on the RAM outputs), the visited row, the scan pointer.
+    ph_b: DFF<Bit>,
+    vis_idx: DFF<Bits<6>>,
+    vis_oh: DFF<Bits<64>>,
+    vis_pf: DFF<Bit>,
+    /// The visit reached the addressed counter by the scan: left alone (see `skip`).
+    vis_skip: DFF<Bit>,
+    /// The visited counter's pending carry, fresh and stale flags as phase A saw them (no
+    /// reduction over the counters sits in front of phase B's adder). A carry at phase A's edge
+    /// stays pending for the next visit; a capture at that edge is `svr_a`.
+    pend_a: DFF<Bit>,
+    fresh_a: DFF<Bit>,
+    stale_a: DFF<Bit>,
+    svr_a: DFF<Bit>,
+    scan_idx: DFF<Bits<6>>,
+    scan_oh: DFF<Bits<64>>,
+    /// An EVCNTR write happened at the last edge.
+    wr_r: DFF<Bit>,
+    pf_r: DFF<Bits<32>>,
+    spf_r: DFF<Bits<32>>,
+    pf_idx: DFF<Bits<6>>,
+    pf_ok: DFF<Bit>,
+    // Locals.
+    pf_hit: Signal<Local, Bit>,
+    want_pf: Signal<Local, Bit>,
+    a_idx: Signal<Local, Bits<6>>,
+    pend_t: Signal<Local, Bit>,
+    pend_s: Signal<Local, Bit>,
+    fresh_t: Signal<Local, Bit>,
+    fresh_s: Signal<Local, Bit>,
+    stale_s: Signal<Local, Bit>,
+    done_pend: Signal<Local, Bits<64>>,
+    stale_t: Signal<Local, Bit>,
+    d: Signal<Local, Bits<32>>,
+    new_hi: Signal<Local, Bits<32>>,
+    serve: Signal<Local, Bit>,
+    copy: Signal<Local, Bit>,
+    done: Signal<Local, Bits<64>>,
+    ones_new: Signal<Local, Bit>,
+    m1_new: Signal<Local, Bit>,
+    // Configuration.
+    hi_max: Constant<Bits<32>>,
+    hi_max_m1: Constant<Bits<32>>,
+    hi_max_m2: Constant<Bits<32>>,
+    all: Constant<Bits<64>>,
+    last_idx: Constant<Bits<6>>,
+    ones_reset: Constant<Bits<64>>,
+    m1_reset: Constant<Bits<64>>,
+    lost_service: Constant<Bit>,
+    late_copy: Constant<Bit>,
+}
+
+impl HiBank {
+    /// A bank of `counters` (1-64) counters of `counter_bits` (33-64) bits.
+    pub fn new(counters: usize, counter_bits: u32, fault: Option<HiBankFault>) -> Self {
+        assert!((1..=64).contains(&counters), "HiBank: 1-64 counters");
+        assert!((33..=64).contains(&counter_bits), "HiBank: 33-64 bits");
+        let hi_max = u64::MAX >> (64 - (counter_bits - 32));
+        let all = if counters == 64 {
+            u64::MAX
+        } else {
+            (1u64 << counters) - 1
+        };
+        let c32 = |v: u64| Constant::new(Bits::<32>::from(v & 0xFFFF_FFFF));
+        // The upper words reset to 0 (fresh rows): all ones only for a 1-bit upper word.
+        let m1_reset = if hi_max == 1 { all } else { 0 };
+        HiBank {
+            clock: Default::default(),
+            rst: Default::default(),
+            carry: Default::default(),
+            paddr: Default::default(),
+            tgt_sel: Default::default(),
+            wr: Default::default(),
+            wr_val: Default::default(),
+            wr_ones: Default::default(),
+            wr_m1: Default::default(),
+            svr_load: Default::default(),
+            pf: Default::default(),
+            spf: Default::default(),
+            ready: Default::default(),
+            pend: Default::default(),
+            at_max: Default::default(),
+            c_ram: Default::default(),
+            s_ram: Default::default(),
+            pend_r: Default::default(),
+            ones: Default::default(),
+            ones_m1: Default::default(),
+            stale: Default::default(),
+            fresh: Default::default(),
+            tgt_idx: Default::default(),
+            ph_b: Default::default(),
+            vis_idx: Default::default(),
+            vis_oh: Default::default(),
+            vis_pf: Default::default(),
+            vis_skip: Default::default(),
+            pend_a: Default::default(),
+            fresh_a: Default::default(),
+            stale_a: Default::default(),
+            svr_a: Default::default(),
+            scan_idx: Default::default(),
+            scan_oh: Default::default(),
+            wr_r: Default::default(),
+            pf_r: Default::default(),
+            spf_r: Default::default(),
+            pf_idx: Default::default(),
+            pf_ok: Default::default(),
+            pf_hit: Default::default(),
+            want_pf: Default::default(),
+            a_idx: Default::default(),
+            pend_t: Default::default(),
+            pend_s: Default::default(),
+            fresh_t: Default::default(),
+            fresh_s: Default::default(),
+            stale_s: Default::default(),
+            done_pend: Default::default(),
+            stale_t: Default::default(),
+            d: Default::default(),
+            new_hi: Default::default(),
+            serve: Default::default(),
+            copy: Default::default(),
+            done: Default::default(),
+            ones_new: Default::default(),
+            m1_new: Default::default(),
+            hi_max: c32(hi_max),
+            hi_max_m1: c32(hi_max.wrapping_sub(1)),
+            hi_max_m2: c32(hi_max.wrapping_sub(2)),
+            all: Constant::new(all.into()),
+            last_idx: Constant::new(((counters - 1) as u64).into()),
+            ones_reset: Constant::new(0u64.into()),
+            m1_reset: Constant::new(m1_reset.into()),
+            lost_service: Constant::new(fault == Some(HiBankFault::LostService)),
+            late_copy: Constant::new(fault == Some(HiBankFault::LateCopy)),
+        }
+    }
+}
+
+impl Logic for HiBank {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, pend_r, ones, ones_m1, stale, fresh, tgt_idx, ph_b, vis_idx, vis_oh,
+            vis_pf, vis_skip, pend_a, fresh_a, stale_a, svr_a, scan_idx, scan_oh, wr_r, pf_r,
+            spf_r, pf_idx, pf_ok
+        );
+        self.c_ram.read_clock.next = self.clock.val();
+        self.c_ram.write_clock.next = self.clock.val();
+        self.s_ram.read_clock.next = self.clock.val();
+        self.s_ram.write_clock.next = self.clock.val();
+        // The addressed element, registered with the decoder's select (both from the live PADDR
+        // at the same edge).
+        self.tgt_idx.d.next = self.paddr.val().get_bits::<6>(3);
+        // ---- Phase A: choose the row to visit. The addressed counter first while the prefetch
+        // does not hold it; otherwise the scan (which then advances).
+        self.pf_hit.next = self.pf_ok.q.val() & (self.pf_idx.q.val() == self.tgt_idx.q.val());
+        self.want_pf.next = self.tgt_sel.val().any() & (!self.pf_hit.val());
+        self.a_idx.next = self.scan_idx.q.val();
+        if self.want_pf.val() {
+            self.a_idx.next = self.tgt_idx.q.val();
+        }
+        self.c_ram.read_address.next = self.a_idx.val();
+        self.s_ram.read_address.next = self.a_idx.val();
+        self.ph_b.d.next = !self.ph_b.q.val();
+        // The flags of both candidates, reduced in parallel and then selected.
+        self.pend_t.next = (self.pend_r.q.val() & self.tgt_sel.val()).any();
+        self.pend_s.next = (self.pend_r.q.val() & self.scan_oh.q.val()).any();
+        self.fresh_t.next = (self.fresh.q.val() & self.tgt_sel.val()).any();
+        self.fresh_s.next = (self.fresh.q.val() & self.scan_oh.q.val()).any();
+        self.stale_s.next = (self.stale.q.val() & self.scan_oh.q.val()).any();
+        self.stale_t.next = (self.stale.q.val() & self.tgt_sel.val()).any();
+        self.svr_a.d.next = self.svr_load.val();
+        if !self.ph_b.q.val() {
+            self.vis_idx.d.next = self.a_idx.val();
+            self.vis_pf.d.next = self.want_pf.val();
+            self.vis_skip.d.next = false;
+            if self.want_pf.val() {
+                self.vis_oh.d.next = self.tgt_sel.val() & self.all.val();
+                self.pend_a.d.next = self.pend_t.val();
+                self.fresh_a.d.next = self.fresh_t.val();
+                self.stale_a.d.next = self.stale_t.val();
+            } else {
+                self.vis_oh.d.next = self.scan_oh.q.val();
+                self.pend_a.d.next = self.pend_s.val();
+                self.fresh_a.d.next = self.fresh_s.val();
+                self.stale_a.d.next = self.stale_s.val();
+                // The addressed counter's row is left as its prefetch took it: the caller
+                // computes a write's outcome from `pf` ahead of the access cycle, so `pf`
+                // must not move under it (its pending carry is served by the next prefetch or
+                // folded by a write).
+                self.vis_skip.d.next = (self.scan_oh.q.val() & self.tgt_sel.val()).any();
+                // The scan: counters 0 .. last, one-hot beside the index.
+                self.scan_idx.d.next = self.scan_idx.q.val() + 1u64;
+                // (Masked to the counters: the bits above are constant 0 and synthesize away.)
+                self.scan_oh.d.next = (self.scan_oh.q.val() << 1u64) & self.all.val();
+                if self.scan_idx.q.val() == self.last_idx.val() {
+                    self.scan_idx.d.next = 0.into();
+                    self.scan_oh.d.next = 1u64.into();
+                }
+            }
+        }
+        // ---- Phase B: serve the visited row (unless a write owns the port, or wrote at the last
+        // edge: the row read at that edge may be stale).
+        // A row written at phase A's edge (a write or a reset) is not served: `wr_r`, `rst`.
+        self.d.next = self.c_ram.read_data.val();
+        if self.fresh_a.q.val() {
+            self.d.next = 0.into();
+        }
+        self.new_hi.next = self.d.val();
+        if self.pend_a.q.val() & (!self.lost_service.val()) {
+            self.new_hi.next = (self.d.val() + 1u64) & self.hi_max.val();
+        }
+        self.serve.next = self.ph_b.q.val()
+            & (!self.vis_skip.q.val())
+            & (!self.wr.val())
+            & (!self.wr_r.q.val())
+            & (!self.rst.val());
+        self.copy.next = self.stale_a.q.val() | self.svr_a.q.val() | self.svr_load.val();
+        // The flags of the row after this edge, compared on d (not on d + pend: no adder in front
+        // of the compare).
+        self.ones_new.next = self.d.val() == self.hi_max.val();
+        self.m1_new.next = self.d.val() == self.hi_max_m1.val();
+        if self.pend_a.q.val() {
+            self.ones_new.next = self.d.val() == self.hi_max_m1.val();
+            self.m1_new.next = self.d.val() == self.hi_max_m2.val();
+        }
+        self.c_ram.write_address.next = self.vis_idx.q.val();
+        self.c_ram.write_data.next = self.new_hi.val();
+        self.c_ram.write_enable.next = self.serve.val();
+        self.s_ram.write_address.next = self.vis_idx.q.val();
+        self.s_ram.write_data.next = self.d.val();
+        self.s_ram.write_enable.next = self.serve.val() & self.copy.val();
+        self.done.next = 0.into();
+        self.done_pend.next = 0.into();
+        if self.serve.val() {
+            self.done.next = self.vis_oh.q.val();
+            if self.pend_a.q.val() {
+                self.done_pend.next = self.vis_oh.q.val();
+            }
+        }
+        // The prefetch follows every visit of its row, and takes the addressed row's first.
+        if self.serve.val() & (self.vis_pf.q.val() | (self.vis_idx.q.val() == self.pf_idx.q.val()))
+        {
+            self.pf_r.d.next = self.new_hi.val();
+            self.spf_r.d.next = self.s_ram.read_data.val();
+            if self.copy.val() {
+                self.spf_r.d.next = self.d.val();
+            }
+            if self.vis_pf.q.val() {
+                self.pf_idx.d.next = self.vis_idx.q.val();
+                self.pf_ok.d.next = true;
+            }
+        } else if self.svr_load.val() {
+            // A capture not at a visit of the prefetched row: its shadow is its row now.
+            self.spf_r.d.next = self.pf_r.q.val();
+        }
+        // ---- An EVCNTR write (access edge): the caller's new upper word (pend folded in).
+        if self.wr.val() {
+            self.c_ram.write_address.next = self.tgt_idx.q.val();
+            self.c_ram.write_data.next = self.wr_val.val();
+            self.c_ram.write_enable.next = true;
+            self.s_ram.write_address.next = self.tgt_idx.q.val();
+            self.s_ram.write_data.next = self.pf_r.q.val();
+            self.s_ram.write_enable.next = self.stale_t.val() | self.svr_load.val();
+            self.done.next = self.tgt_sel.val();
+            self.done_pend.next = self.tgt_sel.val();
+            self.ones_new.next = self.wr_ones.val();
+            self.m1_new.next = self.wr_m1.val();
+            self.pf_r.d.next = self.wr_val.val();
+            if self.svr_load.val() {
+                self.spf_r.d.next = self.pf_r.q.val();
+            }
+            self.pf_idx.d.next = self.tgt_idx.q.val();
+            self.pf_ok.d.next = true;
+        }
+        self.wr_r.d.next = self.wr.val();
+        // Per-counter state: the rows rewritten at this edge (`done`) take their new flags, lose
+        // their pending carry (this edge's carry is pending anew) and are no longer fresh or
+        // stale; a capture makes every other row stale.
+        // Every vector is masked to the counters (`all`): its upper bits are constant 0.
+        self.pend_r.d.next =
+            ((self.pend_r.q.val() & (!self.done_pend.val())) | self.carry.val()) & self.all.val();
+        self.ones.d.next = self.ones.q.val() & (!self.done.val()) & self.all.val();
+        if self.ones_new.val() {
+            self.ones.d.next = (self.ones.q.val() | self.done.val()) & self.all.val();
+        }
+        self.ones_m1.d.next = self.ones_m1.q.val() & (!self.done.val()) & self.all.val();
+        if self.m1_new.val() {
+            self.ones_m1.d.next = (self.ones_m1.q.val() | self.done.val()) & self.all.val();
+        }
+        self.fresh.d.next = self.fresh.q.val() & (!self.done.val()) & self.all.val();
+        self.stale.d.next = self.stale.q.val() & (!self.done.val()) & self.all.val();
+        if self.svr_load.val() & (!self.late_copy.val()) {
+            self.stale.d.next = self.all.val() & (!self.done.val());
+        }
+        if self.rst.val() {
+            self.pend_r.d.next = 0.into();
+            self.ones.d.next = self.ones_reset.val();
+            self.ones_m1.d.next = self.m1_reset.val();
+            self.fresh.d.next = self.all.val();
+            self.stale.d.next = self.all.val();
+            self.ph_b.d.next = false;
+            self.scan_idx.d.next = 0.into();
+            self.scan_oh.d.next = 1u64.into();
+            self.pf_ok.d.next = false;
+            self.wr_r.d.next = false;
+        }
+        self.pf.next = self.pf_r.q.val();
+        self.spf.next = self.spf_r.q.val();
+        self.ready.next = self.pf_hit.val();
+        self.pend.next = self.pend_r.q.val();
+        self.at_max.next = ((!self.pend_r.q.val()) & self.ones.q.val())
+            | (self.pend_r.q.val() & self.ones_m1.q.val());
+    }
+}
