@@ -24,10 +24,13 @@
 //!   at_max[n] = pend ? ones_m1 : ones  (upper word + pend is all ones: the overflow prediction)
 //! ```
 //! The value of counter n is ((c_ram[n] + pend[n]) << 32) | lo; of SVRn, ((stale[n] ? c_ram[n] :
-//! s_ram[n]) + s_pend[n]) << 32 | s_lo. A low word wraps at most once in 2^32 / 9 cycles, the
-//! scan visits every counter in 2 x counters cycles and every transfer's prefetch serves its
-//! counter, so `pend` never needs a second bit (a write folds it in: nothing stays pending on a
-//! row the caller rewrites).
+//! s_ram[n]) + s_pend[n]) << 32 | s_lo. Every pending carry is served within
+//! [`hi_service_bound`] cycles, under any traffic the register file presents (held transfers of
+//! at least 10 cycles with a cycle of nothing addressed between them: `tgt_sel` = 0). Per 5
+//! phase-A slots of a transfer at most one is its prefetch, which serves the addressed counter,
+//! and one a scan visit dropped for a write, which the scan then repeats; the rest advance the
+//! scan. A low word wraps at most once in 2^32 / 9 cycles, far longer, so `pend` never needs a
+//! second bit (a write folds it in: nothing stays pending on a row the caller rewrites).
 //!
 //! The contract with the register file (docs/behaviour.md "Counter and shadow accesses"): an
 //! EVCNTR/SVR transfer is held COUNTER_HOLD_CYCLES wait states with its address stable; within
@@ -51,6 +54,12 @@ pub const HI_IDX_LSB: usize = 3;
 /// The most cycles after a hold's first cycle before `ready` (the engine may be in phase B of
 /// another counter, then reads the addressed one: 2 cycles, and its result lands a cycle later).
 pub const HI_PREFETCH_CYCLES: usize = 4;
+
+/// Every pending carry is served within this many cycles (`counters` of them): see the module
+/// docs. The block-level tests space one counter's carries by exactly this much.
+pub const fn hi_service_bound(counters: usize) -> u64 {
+    4 * counters as u64 + 32
+}
 
 /// A fault to plant in the emitted logic (tests only: they must catch each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,7 +229,8 @@ impl HiBank {
             m1_new: Default::default(),
             hi_max: c32(hi_max),
             hi_max_m1: c32(hi_max.wrapping_sub(1)),
-            hi_max_m2: c32(hi_max.wrapping_sub(2)),
+            // (Masked: a 1-bit upper word's "all ones less one" after a +1 is 1 - 2 = 1.)
+            hi_max_m2: c32(hi_max.wrapping_sub(2) & hi_max),
             all: Constant::new(all.into()),
             last_idx: Constant::new(((counters - 1) as u64).into()),
             ones_reset: Constant::new(0u64.into()),
@@ -325,6 +335,16 @@ impl Logic for HiBank {
         self.s_ram.write_address.next = self.vis_idx.q.val();
         self.s_ram.write_data.next = self.d.val();
         self.s_ram.write_enable.next = self.serve.val() & self.copy.val();
+        // A scan visit dropped for a write goes again: the scan steps back to it (a write every
+        // few cycles must not starve the counters its visits fall on).
+        if self.ph_b.q.val()
+            & (!self.vis_pf.q.val())
+            & (!self.vis_skip.q.val())
+            & (self.wr.val() | self.wr_r.q.val())
+        {
+            self.scan_idx.d.next = self.vis_idx.q.val();
+            self.scan_oh.d.next = self.vis_oh.q.val();
+        }
         self.done.next = 0.into();
         self.done_pend.next = 0.into();
         if self.serve.val() {
@@ -387,6 +407,12 @@ impl Logic for HiBank {
         self.stale.d.next = self.stale.q.val() & (!self.done.val()) & self.all.val();
         if self.svr_load.val() & (!self.late_copy.val()) {
             self.stale.d.next = self.all.val() & (!self.done.val());
+        }
+        // Nothing addressed: the prefetch is dropped, so every transfer begins with a visit of
+        // its counter that serves its pending carry (the scan leaves an addressed counter alone;
+        // a counter read in a loop is served by its transfers' prefetches).
+        if !self.tgt_sel.val().any() {
+            self.pf_ok.d.next = false;
         }
         if self.rst.val() {
             self.pend_r.d.next = 0.into();

@@ -13,6 +13,7 @@
 pub mod bank;
 pub mod collateral;
 pub mod flow;
+pub mod hi_bank;
 pub mod stamp;
 pub mod sweep;
 pub mod wrapper;

@@ -1,0 +1,849 @@
+//! Block-level simulation of the upper-word bank of 64-bit counters (`pmcg_hdl::hi_bank`): the
+//! native RustHDL block and its emitted Verilog under Verilator behind one [`HiBankDut`]
+//! interface, a plain-Rust reference model written from the block's contract (its module docs),
+//! and the runs that check either against the model cycle by cycle: [`run_hi_bank`] (seeded
+//! random stimulus) and [`run_periodic`] (steady traffic to one counter, like a polling loop).
+//!
+//! ```text
+//!   seed ──► stimulus: carries (spaced per counter, bursts), APB-like transfers (paddr, then the
+//!            registered tgt_sel, 8 held cycles, the access: a read or a write), captures, resets
+//!                │                                                  ▼
+//!                │                      dyn HiBankDut: NativeHiBank | VerilatorHiBank | IdealHiBank
+//!                │                                 pf, spf, ready, pend, at_max │ (before the edge)
+//!                └──► HiBankModel::edge(inputs, pend) ◄── HiBankModel::check ◄──┘
+//! ```
+//! The model keeps, per counter n, the logical upper word U[n] (mod hi_max + 1) and the logical
+//! shadow upper word W[n] (the SVR's upper word less the pending carry its caller keeps in its
+//! own `s_pend`). It does not predict when the bank serves a carry: it takes the bank's `pend`
+//! as the caller does, and checks that `pf + pend` is the counter's upper word and `spf` its
+//! shadow's whenever `ready`, that `at_max` is exact for every counter in every cycle, that a
+//! carry shows in `pend` at once and `pend` rises on a carry only, and `ready`'s bound.
+//! [`IdealHiBank`] (the contract's simplest bank, in plain Rust) checks the harness itself.
+//!
+//! Debugging: `PMCG_HI_BANK_TRACE=N` appends the last N cycles to a run's error
+//! (`PMCG_HI_BANK_TRACE_COUNTER=n`: with counter n's model state); `PMCG_HI_BANK_CARRY_GAP`
+//! overrides the spacing of one counter's carries ([`carry_gap`]).
+
+use crate::verilator::{VerilatedModel, VerilatorError};
+use pmcg_hdl::hi_bank::{HiBank, HiBankFault, HI_IDX_LSB, HI_PREFETCH_CYCLES};
+use pmcg_hdl::regmap::COUNTER_HOLD_CYCLES;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rust_hdl::prelude::*;
+use std::path::Path;
+
+use pmcg_synth::hi_bank::{hi_bank_verilog, HI_BANK_TOP};
+
+/// The fewest cycles between two carries of one counter in the random stimulus: the bank's
+/// service bound (`hi_bank::hi_service_bound`), within which it serves every pending carry, so
+/// `pend` (one bit) never holds two carries (a real 32-bit low word wraps at most once in
+/// 2^32 / 9 cycles).
+pub const fn carry_gap(counters: usize) -> u64 {
+    pmcg_hdl::hi_bank::hi_service_bound(counters)
+}
+
+/// The inputs of one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HiInputs {
+    pub rst: bool,
+    pub carry: u64,
+    pub paddr: u32,
+    pub tgt_sel: u64,
+    pub wr: bool,
+    pub wr_val: u32,
+    pub wr_ones: bool,
+    pub wr_m1: bool,
+    pub svr_load: bool,
+}
+
+/// The outputs of one cycle (before its edge).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HiOutputs {
+    pub pf: u32,
+    pub spf: u32,
+    pub ready: bool,
+    pub pend: u64,
+    pub at_max: u64,
+}
+
+/// One clock cycle of a bank: apply the inputs, sample the outputs, then the rising edge.
+pub trait HiBankDut {
+    fn cycle(&mut self, inputs: &HiInputs) -> HiOutputs;
+    fn name(&self) -> &'static str;
+}
+
+/// The RustHDL block, simulated natively.
+pub struct NativeHiBank {
+    bank: HiBank,
+}
+
+impl NativeHiBank {
+    pub fn new(counters: usize, counter_bits: u32, fault: Option<HiBankFault>) -> Self {
+        let mut bank = HiBank::new(counters, counter_bits, fault);
+        bank.connect_all();
+        NativeHiBank { bank }
+    }
+
+    fn settle(&mut self) {
+        for _ in 0..200 {
+            self.bank.update_all();
+            if !self.bank.has_changed() {
+                return;
+            }
+        }
+        panic!("the upper-word bank did not settle in 200 iterations");
+    }
+}
+
+impl HiBankDut for NativeHiBank {
+    fn cycle(&mut self, i: &HiInputs) -> HiOutputs {
+        let b = &mut self.bank;
+        b.rst.next = i.rst;
+        b.carry.next = i.carry.into();
+        b.paddr.next = (i.paddr as u64).into();
+        b.tgt_sel.next = i.tgt_sel.into();
+        b.wr.next = i.wr;
+        b.wr_val.next = (i.wr_val as u64).into();
+        b.wr_ones.next = i.wr_ones;
+        b.wr_m1.next = i.wr_m1;
+        b.svr_load.next = i.svr_load;
+        b.clock.next = Clock { clk: false };
+        self.settle();
+        let b = &self.bank;
+        let out = HiOutputs {
+            pf: b.pf.val().to_u64() as u32,
+            spf: b.spf.val().to_u64() as u32,
+            ready: b.ready.val(),
+            pend: b.pend.val().to_u64(),
+            at_max: b.at_max.val().to_u64(),
+        };
+        self.bank.clock.next = Clock { clk: true };
+        self.settle();
+        out
+    }
+
+    fn name(&self) -> &'static str {
+        "native"
+    }
+}
+
+/// The emitted Verilog (`pmcg_synth::hi_bank`, top [`HI_BANK_TOP`]) under Verilator.
+pub struct VerilatorHiBank {
+    model: VerilatedModel,
+    clock: usize,
+    ins: [usize; 9],
+    outs: [usize; 5],
+}
+
+impl VerilatorHiBank {
+    pub fn new(
+        counters: usize,
+        counter_bits: u32,
+        fault: Option<HiBankFault>,
+        cache_dir: &Path,
+    ) -> Result<Self, VerilatorError> {
+        let verilog = hi_bank_verilog(counters, counter_bits, fault, HI_BANK_TOP)
+            .map_err(VerilatorError::Load)?;
+        let model = VerilatedModel::build(&verilog, HI_BANK_TOP, cache_dir)?;
+        let port = |name: &str| {
+            model.port(name).ok_or_else(|| {
+                VerilatorError::Load(format!("the upper-word bank has no port `{name}`"))
+            })
+        };
+        let in_names = [
+            "rst", "carry", "paddr", "tgt_sel", "wr", "wr_val", "wr_ones", "wr_m1", "svr_load",
+        ];
+        let out_names = ["pf", "spf", "ready", "pend", "at_max"];
+        let mut ins = [0; 9];
+        for (p, n) in ins.iter_mut().zip(in_names) {
+            *p = port(n)?;
+        }
+        let mut outs = [0; 5];
+        for (p, n) in outs.iter_mut().zip(out_names) {
+            *p = port(n)?;
+        }
+        Ok(VerilatorHiBank {
+            clock: port("clock")?,
+            ins,
+            outs,
+            model,
+        })
+    }
+}
+
+impl HiBankDut for VerilatorHiBank {
+    fn cycle(&mut self, i: &HiInputs) -> HiOutputs {
+        let m = &mut self.model;
+        m.set(self.clock, 0);
+        let vals = [
+            i.rst as u64,
+            i.carry,
+            i.paddr as u64,
+            i.tgt_sel,
+            i.wr as u64,
+            i.wr_val as u64,
+            i.wr_ones as u64,
+            i.wr_m1 as u64,
+            i.svr_load as u64,
+        ];
+        for (p, v) in self.ins.iter().zip(vals) {
+            m.set(*p, v);
+        }
+        m.eval();
+        let out = HiOutputs {
+            pf: m.get(self.outs[0]) as u32,
+            spf: m.get(self.outs[1]) as u32,
+            ready: m.get(self.outs[2]) != 0,
+            pend: m.get(self.outs[3]),
+            at_max: m.get(self.outs[4]),
+        };
+        m.set(self.clock, 1);
+        m.eval();
+        out
+    }
+
+    fn name(&self) -> &'static str {
+        "verilator"
+    }
+}
+
+/// The reference model: the bank's contract in plain Rust (no RustHDL types).
+#[derive(Clone, Debug)]
+pub struct HiBankModel {
+    pub counters: usize,
+    /// The largest upper word: 2^(counter_bits - 32) - 1.
+    pub hi_max: u64,
+    /// Per counter: its upper word (mod hi_max + 1).
+    pub u: Vec<u64>,
+    /// Per counter: its shadow's upper word, less the pending carry taken with the capture.
+    pub w: Vec<u64>,
+}
+
+impl HiBankModel {
+    pub fn new(counters: usize, counter_bits: u32) -> Self {
+        assert!((1..=64).contains(&counters) && (33..=64).contains(&counter_bits));
+        HiBankModel {
+            counters,
+            hi_max: (1u64 << (counter_bits - 32)) - 1,
+            u: vec![0; counters],
+            w: vec![0; counters],
+        }
+    }
+
+    /// The implemented counters, as a mask.
+    pub fn all(&self) -> u64 {
+        if self.counters == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.counters) - 1
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.u.fill(0);
+        self.w.fill(0);
+    }
+
+    /// Per counter: its upper word is all ones (a carry now overflows it).
+    pub fn at_max(&self) -> u64 {
+        (0..self.counters).fold(0, |m, n| m | ((self.u[n] == self.hi_max) as u64) << n)
+    }
+
+    /// The checks of one cycle's outputs (sampled before its edge) that the model decides alone:
+    /// `at_max` of every counter, no pending carry of an unimplemented counter and, when `ready`
+    /// while `tgt_sel` addresses counter t, `pf + pend[t]` and `spf`. Returns whether the
+    /// prefetch was checked.
+    pub fn check(&self, tgt_sel: u64, out: &HiOutputs) -> Result<bool, String> {
+        let all = self.all();
+        if out.pend & !all != 0 {
+            return Err(format!(
+                "pend {:#x} has bits of unimplemented counters",
+                out.pend
+            ));
+        }
+        let want = self.at_max();
+        if out.at_max & all != want {
+            return Err(format!(
+                "at_max {:#x}, the model {want:#x} (upper words {:x?})",
+                out.at_max & all,
+                self.u
+            ));
+        }
+        if !out.ready || tgt_sel == 0 {
+            return Ok(false);
+        }
+        let t = tgt_sel.trailing_zeros() as usize;
+        let pend = out.pend >> t & 1;
+        let got = (out.pf as u64 + pend) & self.hi_max;
+        if got != self.u[t] {
+            return Err(format!(
+                "counter {t}: pf {:#x} + pend {pend} = {got:#x}, the model's upper word {:#x}",
+                out.pf, self.u[t]
+            ));
+        }
+        if out.spf as u64 != self.w[t] {
+            return Err(format!(
+                "counter {t}: spf {:#x}, the model's shadow upper word {:#x}",
+                out.spf, self.w[t]
+            ));
+        }
+        Ok(true)
+    }
+
+    /// The edge at the end of a cycle with inputs `i`, where the bank showed `pend`. Returns the
+    /// counters whose upper word wrapped (hi_max -> 0) on a carry.
+    pub fn edge(&mut self, i: &HiInputs, pend: u64) -> u64 {
+        if i.rst {
+            self.reset();
+            return 0;
+        }
+        let m = self.hi_max;
+        if i.svr_load {
+            // The capture takes every counter's value before this edge, a written one too.
+            for n in 0..self.counters {
+                self.w[n] = (self.u[n] + m + 1 - (pend >> n & 1)) & m;
+            }
+        }
+        let written = if i.wr && i.tgt_sel != 0 {
+            Some(i.tgt_sel.trailing_zeros() as usize)
+        } else {
+            None
+        };
+        let mut wraps = 0;
+        for n in 0..self.counters {
+            let c = i.carry >> n & 1;
+            if written == Some(n) {
+                self.u[n] = (i.wr_val as u64 + c) & m;
+            } else if c == 1 {
+                if self.u[n] == m {
+                    wraps |= 1 << n;
+                }
+                self.u[n] = (self.u[n] + 1) & m;
+            }
+        }
+        wraps
+    }
+}
+
+/// The contract's simplest bank in plain Rust, for checking the harness itself (a correct bank
+/// must pass every run, and a run must exercise what it checks): every pending carry is added at
+/// the next edge, the prefetch follows the addressed counter one cycle behind `tgt_sel`.
+pub struct IdealHiBank {
+    hi_max: u64,
+    all: u64,
+    /// Per counter: the upper word less the pending carry, and the shadow's.
+    row: Vec<u64>,
+    shadow: Vec<u64>,
+    pend: u64,
+    tgt_idx: usize,
+    pf: Option<usize>,
+}
+
+impl IdealHiBank {
+    pub fn new(counters: usize, counter_bits: u32) -> Self {
+        let m = HiBankModel::new(counters, counter_bits);
+        IdealHiBank {
+            hi_max: m.hi_max,
+            all: m.all(),
+            row: vec![0; counters],
+            shadow: vec![0; counters],
+            pend: 0,
+            tgt_idx: 0,
+            pf: None,
+        }
+    }
+}
+
+impl HiBankDut for IdealHiBank {
+    fn cycle(&mut self, i: &HiInputs) -> HiOutputs {
+        let n = self.row.len();
+        let at_max = (0..n).fold(0, |a, k| {
+            let u = (self.row[k] + (self.pend >> k & 1)) & self.hi_max;
+            a | ((u == self.hi_max) as u64) << k
+        });
+        let pf = self.pf.unwrap_or(0);
+        let out = HiOutputs {
+            pf: self.row.get(pf).copied().unwrap_or(0) as u32,
+            spf: self.shadow.get(pf).copied().unwrap_or(0) as u32,
+            ready: self.pf == Some(self.tgt_idx),
+            pend: self.pend,
+            at_max,
+        };
+        // The edge.
+        self.tgt_idx = (i.paddr >> HI_IDX_LSB & 0x3F) as usize;
+        if i.rst {
+            self.row.fill(0);
+            self.shadow.fill(0);
+            self.pend = 0;
+            self.pf = None;
+            return out;
+        }
+        if i.svr_load {
+            self.shadow.clone_from(&self.row);
+        }
+        for k in 0..n {
+            self.row[k] = (self.row[k] + (self.pend >> k & 1)) & self.hi_max;
+        }
+        self.pend = i.carry & self.all;
+        if i.tgt_sel != 0 {
+            let t = i.tgt_sel.trailing_zeros() as usize;
+            if i.wr {
+                self.row[t] = i.wr_val as u64 & self.hi_max;
+            }
+            self.pf = Some(t);
+        }
+        out
+    }
+
+    fn name(&self) -> &'static str {
+        "ideal"
+    }
+}
+
+/// Steady traffic to one counter, like a program that reads (or writes) it in a loop: transfers
+/// to counter `t` back to back, `period` cycles each, `tgt_sel` dropped in the last `gap`
+/// cycles of each (0: addressed without a break); the access is the last cycle with `tgt_sel`.
+/// Every counter carries once every `carry_every` cycles (staggered).
+#[derive(Clone, Copy, Debug)]
+pub struct Periodic {
+    pub t: usize,
+    pub period: u64,
+    pub gap: u64,
+    pub write: bool,
+    pub carry_every: u64,
+}
+
+/// Runs [`Periodic`] traffic on `dut` for `cycles` cycles (after 3 of reset), then reads every
+/// counter once (no carries then: a held transfer each, so every counter's upper word is
+/// compared), and checks every cycle against [`HiBankModel`] (its checks, and `ready` in every
+/// access cycle). Returns the carries (of implemented counters) the run made.
+pub fn run_periodic(
+    dut: &mut dyn HiBankDut,
+    counters: usize,
+    counter_bits: u32,
+    p: Periodic,
+    cycles: u64,
+) -> Result<u64, String> {
+    assert!(p.t < counters && p.gap < p.period && p.carry_every > 0);
+    let mut model = HiBankModel::new(counters, counter_bits);
+    let name = dut.name();
+    let fail = |c: u64, what: String| {
+        Err(format!(
+            "{name}: {counters} x {counter_bits} bits, {p:?}, cycle {c}: {what}"
+        ))
+    };
+    let mut carries = 0;
+    // A sweep read: setup (PADDR, no `tgt_sel` yet), the held cycles, the access.
+    let sweep = COUNTER_HOLD_CYCLES as u64 + 2;
+    let end = cycles + 3;
+    for c in 0..end + sweep * counters as u64 {
+        let rst = c < 3;
+        let phase = c.saturating_sub(3) % p.period;
+        let mut on = !rst && phase < p.period - p.gap;
+        let mut access = on && phase + 1 == p.period - p.gap;
+        let mut t = p.t;
+        if c >= end {
+            // The final sweep: a read of every counter.
+            t = ((c - end) / sweep) as usize;
+            on = !(c - end).is_multiple_of(sweep);
+            access = (c - end) % sweep == sweep - 1;
+        }
+        let wr = access && p.write && c < end;
+        let mut carry = 0u64;
+        for n in 0..counters {
+            if !rst && c < end && (c + 37 * n as u64).is_multiple_of(p.carry_every) {
+                carry |= 1 << n;
+            }
+        }
+        // A write keeps the counter's value (its pending carry folded in).
+        let wr_val = if wr { model.u[t] as u32 } else { 0 };
+        let inp = HiInputs {
+            rst,
+            carry,
+            paddr: (t as u32) << HI_IDX_LSB,
+            tgt_sel: if on { 1 << t } else { 0 },
+            wr,
+            wr_val,
+            wr_ones: wr && wr_val as u64 == model.hi_max,
+            wr_m1: wr && wr_val as u64 == model.hi_max - 1,
+            svr_load: false,
+        };
+        let out = dut.cycle(&inp);
+        if c > 0 {
+            if let Err(e) = model.check(inp.tgt_sel, &out) {
+                return fail(c, e);
+            }
+            if access && !out.ready {
+                return fail(c, "no ready in an access cycle".into());
+            }
+        }
+        carries += (carry & model.all()).count_ones() as u64;
+        model.edge(&inp, out.pend);
+    }
+    Ok(carries)
+}
+
+/// What a run saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HiRunStats {
+    /// Carries of implemented counters at non-reset edges.
+    pub carries: u64,
+    /// Pending carries cleared by the engine (not by a write or a reset), as `pend` showed.
+    pub services: u64,
+    /// Upper words wrapped from hi_max to 0 by a carry.
+    pub wraps: u64,
+    pub writes: u64,
+    /// Writes at an edge with a carry of the written counter.
+    pub write_carries: u64,
+    /// Writes at an edge with a capture.
+    pub write_captures: u64,
+    /// Access cycles of reads (the prefetch checked in each).
+    pub reads: u64,
+    pub captures: u64,
+    /// Cycles in which `pf`/`spf` were checked (`ready` with a counter addressed).
+    pub prefetch_checks: u64,
+    /// Counter-cycles with `at_max` set.
+    pub at_max_cycles: u64,
+    /// Resets (runs of reset cycles), the first included.
+    pub resets: u64,
+    /// Counter transfers that reached their access cycle.
+    pub transfers: u64,
+    /// The most cycles from the first with `tgt_sel` to the first with `ready`, both counted
+    /// (`ready` already in the first cycle: 1).
+    pub max_prefetch: u64,
+}
+
+/// An APB-like transfer in progress.
+#[derive(Clone, Copy, Debug)]
+struct Xfer {
+    /// The addressed counter (None: an address outside the counter regions, tgt_sel = 0).
+    t: Option<usize>,
+    paddr: u32,
+    /// The setup cycle (PADDR live from here on; `tgt_sel` from the next cycle).
+    start: u64,
+    /// The access cycle (the last with this PADDR).
+    access: u64,
+    write: bool,
+    /// The first cycle with `ready` in this transfer's window.
+    ready_at: Option<u64>,
+}
+
+/// Carry stimulus phases.
+#[derive(Clone, Copy, Debug)]
+enum Density {
+    /// Each eligible counter carries with this probability per cycle.
+    Rate(f64),
+    /// Now and then every eligible counter carries at once.
+    Burst,
+}
+
+/// Runs `cycles` cycles of seeded random stimulus on `dut` (a bank of `counters` counters of
+/// `counter_bits` bits) and checks every cycle against [`HiBankModel`]; the first disagreement is
+/// the error (with the backend, the seed and the cycle).
+pub fn run_hi_bank(
+    dut: &mut dyn HiBankDut,
+    counters: usize,
+    counter_bits: u32,
+    seed: u64,
+    cycles: u64,
+) -> Result<HiRunStats, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut model = HiBankModel::new(counters, counter_bits);
+    let hi_max = model.hi_max;
+    let all = model.all();
+    let name = dut.name();
+    // With PMCG_HI_BANK_TRACE=N, an error ends with the last N cycles' inputs and outputs (and
+    // one counter's model state: PMCG_HI_BANK_TRACE_COUNTER, else the addressed counter's).
+    let trace_len: usize = std::env::var("PMCG_HI_BANK_TRACE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let trace_counter: Option<usize> = std::env::var("PMCG_HI_BANK_TRACE_COUNTER")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let mut trace: std::collections::VecDeque<String> = Default::default();
+    let fail = |c: u64, what: String, trace: &std::collections::VecDeque<String>| {
+        let mut e =
+            format!("{name}: {counters} x {counter_bits} bits, seed {seed}, cycle {c}: {what}");
+        for line in trace {
+            e += "\n  ";
+            e += line;
+        }
+        Err(e)
+    };
+    let mut stats = HiRunStats::default();
+    // PMCG_HI_BANK_CARRY_GAP overrides the spacing of one counter's carries (exploration only).
+    let gap_min = std::env::var("PMCG_HI_BANK_CARRY_GAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(carry_gap(counters));
+    let hold = COUNTER_HOLD_CYCLES as u64;
+    let prefetch = HI_PREFETCH_CYCLES as u64;
+    let mut last_carry: Vec<Option<u64>> = vec![None; counters];
+    let mut rst_left = 3u32;
+    // A reset edge has happened: the bank's state is defined from the next cycle on.
+    let mut defined = false;
+    let mut xfer: Option<Xfer> = None;
+    let mut gap = 0u32;
+    let mut last_t = 0usize;
+    let mut paddr = 0u32;
+    // The live select of the last cycle (tgt_sel is registered from it), the last cycle's
+    // inputs and outputs.
+    let mut sel_live_prev = 0u64;
+    let mut prev: Option<(HiInputs, HiOutputs)> = None;
+    let mut density = Density::Rate(0.3);
+    let mut svr_rate = 1.0 / 48.0;
+    let mut svr_burst = 0u32;
+    for c in 0..cycles {
+        if c % 1024 == 0 {
+            density = match rng.gen_range(0..6) {
+                0 => Density::Rate(0.0),
+                1 => Density::Rate(0.01),
+                2 => Density::Rate(0.2),
+                3 | 4 => Density::Rate(1.0),
+                _ => Density::Burst,
+            };
+            svr_rate = [0.0, 1.0 / 200.0, 1.0 / 48.0, 1.0 / 8.0][rng.gen_range(0..4)];
+        }
+        // ---- Reset: at the start, and now and then between transfers.
+        if rst_left == 0 && xfer.is_none() && sel_live_prev == 0 && rng.gen_range(0..1500) == 0 {
+            rst_left = rng.gen_range(1..=3);
+        }
+        let rst = rst_left > 0;
+        rst_left = rst_left.saturating_sub(1);
+        // ---- Transfers: setup (PADDR), 8 held cycles, the access; then a gap of 0-3 cycles.
+        if xfer.is_some_and(|x| c > x.access) {
+            xfer = None;
+            gap = [0, 0, 0, 1, 2, 3][rng.gen_range(0..6)];
+        }
+        if xfer.is_none() && !rst {
+            if gap > 0 {
+                gap -= 1;
+            } else if rng.gen_bool(0.8) {
+                let outside = rng.gen_bool(0.1);
+                let t = if rng.gen_bool(0.4) {
+                    last_t
+                } else {
+                    rng.gen_range(0..counters)
+                };
+                let x = if outside {
+                    // Any address, its element bits too (an unimplemented element of the
+                    // counter region also decodes to no counter); not held.
+                    Xfer {
+                        t: None,
+                        paddr: rng.gen(),
+                        start: c,
+                        access: c + rng.gen_range(0..=1),
+                        write: false,
+                        ready_at: None,
+                    }
+                } else {
+                    last_t = t;
+                    let idx_mask = 0x3Fu32 << HI_IDX_LSB;
+                    Xfer {
+                        t: Some(t),
+                        paddr: (rng.gen::<u32>() & !idx_mask) | (t as u32) << HI_IDX_LSB,
+                        start: c,
+                        access: c + 1 + hold,
+                        write: rng.gen_bool(0.5),
+                        ready_at: None,
+                    }
+                };
+                xfer = Some(x);
+            }
+        }
+        // `tgt_sel` (one cycle behind) is the register file's: the held cycles and the access
+        // cycle, so it is 0 in every setup cycle (a cycle of nothing addressed between
+        // transfers, which the bank's contract relies on).
+        let sel_live = match xfer {
+            Some(Xfer {
+                t: Some(t), access, ..
+            }) if c < access => 1u64 << t,
+            _ => 0,
+        };
+        match xfer {
+            Some(x) => paddr = x.paddr,
+            None if rng.gen_bool(0.3) => paddr = rng.gen(),
+            None => {}
+        }
+        let tgt_sel = sel_live_prev;
+        // ---- Carries: every counter at most once in `gap_min` cycles.
+        let burst_now = matches!(density, Density::Burst) && rng.gen_range(0..40) == 0;
+        let mut carry = 0u64;
+        for (n, last) in last_carry.iter_mut().enumerate() {
+            if last.is_some_and(|l| c - l < gap_min) {
+                continue;
+            }
+            let go = match density {
+                Density::Rate(p) => p > 0.0 && rng.gen_bool(p),
+                Density::Burst => burst_now,
+            };
+            if go {
+                carry |= 1 << n;
+                *last = Some(c);
+            }
+        }
+        // Now and then garbage on the carries of unimplemented counters (they must stay idle).
+        if all != u64::MAX && rng.gen_range(0..64) == 0 {
+            carry |= rng.gen::<u64>() & !all;
+        }
+        // ---- The access cycle of a counter write: the new upper word, mostly the counter's
+        // upper word with its pending carry folded in (what a low-word write gives: pf + pend,
+        // which is the model's U[t] and is checked against the bank's in this very cycle).
+        let mut wr = false;
+        let mut wr_val = 0u32;
+        if let Some(x) = xfer.filter(|x| x.write && x.access == c && !rst) {
+            let t = x.t.expect("writes address a counter");
+            wr = true;
+            let v = match rng.gen_range(0..20) {
+                0..=8 => model.u[t],
+                9..=15 => hi_max.wrapping_sub(rng.gen_range(0..=2)) & hi_max,
+                16 => hi_max.wrapping_sub(rng.gen_range(3..=40)) & hi_max,
+                17 => rng.gen_range(0..=3) & hi_max,
+                _ => rng.gen::<u64>() & hi_max,
+            };
+            wr_val = v as u32;
+        }
+        // ---- Captures: random, in bursts, often at a write's edge.
+        let svr_load = if svr_burst > 0 {
+            svr_burst -= 1;
+            true
+        } else if rng.gen_range(0..400) == 0 {
+            svr_burst = rng.gen_range(1..=3);
+            true
+        } else {
+            (wr && rng.gen_bool(0.25)) || (svr_rate > 0.0 && rng.gen_bool(svr_rate))
+        };
+        let inp = HiInputs {
+            rst,
+            carry,
+            paddr,
+            tgt_sel,
+            wr,
+            wr_val,
+            wr_ones: wr_val as u64 == hi_max,
+            wr_m1: wr_val as u64 == hi_max - 1,
+            svr_load,
+        };
+        let out = dut.cycle(&inp);
+        if trace_len > 0 {
+            if trace.len() == trace_len {
+                trace.pop_front();
+            }
+            // The traced counter: PMCG_HI_BANK_TRACE_COUNTER, else the addressed one.
+            let k = trace_counter
+                .unwrap_or(tgt_sel.trailing_zeros() as usize)
+                .min(counters - 1);
+            trace.push_back(format!(
+                "{c}: rst {} carry {:x} paddr {:x} tgt_sel {:x} wr {} {:x} svr_load {} -> pf {:x} \
+                 spf {:x} ready {} pend {:x} at_max {:x}; counter {k}: U {:x} W {:x}",
+                inp.rst as u8,
+                inp.carry,
+                inp.paddr,
+                inp.tgt_sel,
+                inp.wr as u8,
+                inp.wr_val,
+                inp.svr_load as u8,
+                out.pf,
+                out.spf,
+                out.ready as u8,
+                out.pend,
+                out.at_max,
+                model.u[k],
+                model.w[k]
+            ));
+        }
+        if defined {
+            // ---- The model's checks of this cycle.
+            match model.check(tgt_sel, &out) {
+                Ok(checked) => stats.prefetch_checks += checked as u64,
+                Err(e) => return fail(c, e, &trace),
+            }
+            // `ready`: within HI_PREFETCH_CYCLES cycles of the first with `tgt_sel`, then in
+            // every cycle up to the access (every write's cycle among them).
+            if let Some(x) = xfer.as_mut().filter(|x| x.t.is_some() && c > x.start) {
+                let a0 = x.start + 1;
+                if out.ready && x.ready_at.is_none() {
+                    x.ready_at = Some(c);
+                    stats.max_prefetch = stats.max_prefetch.max(c - a0 + 1);
+                }
+                let due = x.ready_at.is_some() || c + 1 >= a0 + prefetch;
+                if due && !out.ready {
+                    return fail(
+                        c,
+                        format!(
+                            "no ready for counter {} addressed since cycle {a0} (ready since {:?}, \
+                             access in cycle {}, bound {prefetch} cycles){}",
+                            x.t.unwrap_or(0),
+                            x.ready_at,
+                            x.access,
+                            if wr { ", a write's cycle" } else { "" }
+                        ),
+                        &trace,
+                    );
+                }
+                if c == x.access {
+                    stats.transfers += 1;
+                    if !x.write {
+                        stats.reads += 1;
+                    }
+                }
+            }
+            // ---- `pend` follows the carries: a carry at an edge is pending after it, and a
+            // pending carry appears only with a carry.
+            if let Some((pi, po)) = prev {
+                // (Nothing is pending after a reset edge: no carry has happened since.)
+                let po_pend = if pi.rst { 0 } else { po.pend };
+                let carried = if pi.rst { 0 } else { pi.carry & all };
+                let lost = carried & !out.pend;
+                if lost != 0 {
+                    return fail(
+                        c,
+                        format!(
+                            "carries {carried:#x} at the last edge, pend {:#x}: not all pending",
+                            out.pend
+                        ),
+                        &trace,
+                    );
+                }
+                let rose = out.pend & !po_pend & !carried;
+                if rose != 0 {
+                    return fail(
+                        c,
+                        format!(
+                            "pend {:#x} rose at {rose:#x} with no carry (last cycle: pend {:#x}, \
+                             carry {:#x})",
+                            out.pend, po_pend, pi.carry
+                        ),
+                        &trace,
+                    );
+                }
+                if !pi.rst {
+                    let written = if pi.wr { pi.tgt_sel } else { 0 };
+                    stats.services += (po_pend & !out.pend & !written).count_ones() as u64;
+                }
+            }
+            stats.at_max_cycles += (out.at_max & all).count_ones() as u64;
+        }
+        // ---- The edge.
+        if rst {
+            stats.resets += (!prev.is_some_and(|(p, _)| p.rst)) as u64;
+        } else {
+            stats.carries += (carry & all).count_ones() as u64;
+            stats.captures += svr_load as u64;
+            if wr {
+                stats.writes += 1;
+                stats.write_carries += (carry & tgt_sel != 0) as u64;
+                stats.write_captures += svr_load as u64;
+            }
+        }
+        let wraps = model.edge(&inp, out.pend);
+        if defined {
+            stats.wraps += wraps.count_ones() as u64;
+        }
+        defined |= rst;
+        sel_live_prev = if rst { 0 } else { sel_live };
+        prev = Some((inp, out));
+    }
+    Ok(stats)
+}
