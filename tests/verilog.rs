@@ -93,12 +93,12 @@ fn allowed_warning(line: &str) -> bool {
         // and SH, one export bit per counter) or none (the MSI and capture outputs of a
         // configuration without them). dec$evc_sel / dec$arr_sel: the address decoder's 64-bit
         // one-hot element selects, of which a configuration uses one bit per counter; evc_sel
-        // again as the match registers' input port (match_regs.rs). bank$0$ready: the upper-word
-        // bank's "prefetch holds the addressed counter", checked by its block-level tests
-        // (tests/hi_bank.rs); the register file relies on the hold's length instead. The bank's
-        // `paddr` port: it registers the element index, PADDR[8:3], only.
-        // With 32-bit counters there is no bank: the register file's values for it (its
-        // `held` input, `bank_wr_val`, `wr_m1`) go nowhere; `at_max_v`: one bit per counter.
+        // again as the match registers' input port (match_regs.rs). bank$0$ready, mid$ready:
+        // the banks' "prefetch holds the addressed counter", checked by their block-level tests
+        // (tests/hi_bank.rs); the register file relies on the hold's length instead. A bank's
+        // `idx_word`: PADDR shifted to its element index, of which it registers 6 bits.
+        // With 32-bit counters there is no upper bank: the register file's values for it
+        // (`bank_wr_val`, `wr_m1`) go nowhere; `at_max_v`, `m_at_max_v`: one bit per counter.
         "UNUSEDSIGNAL" => {
             line.contains("'pprot'[2,0]")
                 || line.contains("of signal are not used: 'dec$evc_sel'[63:")
@@ -106,11 +106,12 @@ fn allowed_warning(line: &str) -> bool {
                 || line.contains("of signal are not used: 'dec$arr_sel'[63:")
                 || line.contains("'bresp'[0]")
                 || line.contains("Signal is not used: 'bank$0$ready'")
-                || line.contains("of signal are not used: 'paddr'[31:9,2:0]")
-                || line.contains("Signal is not used: 'held'")
+                || line.contains("Signal is not used: 'mid$ready'")
+                || line.contains("of signal are not used: 'idx_word'[31:6]")
                 || line.contains("Signal is not used: 'bank_wr_val'")
                 || line.contains("Signal is not used: 'wr_m1'")
                 || line.contains("of signal are not used: 'at_max_v'[63:")
+                || line.contains("of signal are not used: 'm_at_max_v'[63:")
                 || line.contains("of signal are not used: 'core_")
                 || line.contains("Signal is not used: 'core_")
         }

@@ -1,12 +1,14 @@
-//! `HiBank`: the upper words of 64-bit counters and of their shadows (SVRs) in block RAM, kept
-//! exact by a carry-service engine (issue 11). The low words stay in the register file's
-//! flip-flops; a carry out of a low word sets the counter's `pend` bit here, and the engine adds
-//! it to the upper word later.
+//! `HiBank`: a part of every counter and of its shadow (SVR) in block RAM, kept exact by a
+//! carry-service engine (issue 11). The register file has two: `mid`, bits [31:16] (16-bit
+//! rows, a carry from the 16-bit low words in flip-flops), and with 64-bit counters bits [63:32]
+//! (the carry out of bit 31, which `mid`'s `at_max` predicts exactly). Below, "upper word" is a
+//! row and "low word" the bits beneath it; a carry out of the low word sets the counter's `pend`
+//! bit here, and the engine adds it to the row later.
 //!
 //! ```text
 //!   carry[63:0] (low-word carries at this edge) ──► pend[n] ──────────────────────► pend
-//!   paddr[8:3] (live) ──► tgt_idx ┐   tgt_sel (one-hot: the held or accessed counter, else 0)
-//!                                 ▼
+//!   paddr[idx+5:idx] (live) ──► tgt_idx ┐   tgt_sel (one-hot: the held or accessed counter)
+//!                                       ▼
 //!   phase A: target = the addressed counter while pf does not hold it (the prefetch), else the
 //!            scan pointer ──► c_ram / s_ram read address; vis_idx, vis_oh, and the target's
 //!            pend / fresh / stale flags as of this cycle (pend_a, fresh_a, stale_a)
@@ -29,7 +31,8 @@
 //! at least 10 cycles with a cycle of nothing addressed between them: `tgt_sel` = 0). Per 5
 //! phase-A slots of a transfer at most one is its prefetch, which serves the addressed counter,
 //! and one a scan visit dropped for a write, which the scan then repeats; the rest advance the
-//! scan. A low word wraps at most once in 2^32 / 9 cycles, far longer, so `pend` never needs a
+//! scan. A 16-bit low word wraps at most once in 2^16 / 9 = 7,281 cycles (a carry out of bit 31
+//! once in 2^32 / 9), far longer than the bound (288 with 64 counters), so `pend` never needs a
 //! second bit (a write folds it in: nothing stays pending on a row the caller rewrites).
 //!
 //! The contract with the register file (docs/behaviour.md "Counter and shadow accesses"): an
@@ -76,7 +79,8 @@ pub struct HiBank {
     pub rst: Signal<In, Bit>,
     /// Per counter: its low word carries at this edge.
     pub carry: Signal<In, Bits<64>>,
-    /// The live PADDR: its element index is registered here (with the decoder's `tgt_sel`).
+    /// The live PADDR: its element index (bits [idx_lsb + 5 : idx_lsb]) is registered here
+    /// (with the decoder's `tgt_sel`).
     pub paddr: Signal<In, Bits<32>>,
     /// The addressed counter, one-hot (registered decode; 0 outside the EVCNTR/SVR regions).
     pub tgt_sel: Signal<In, Bits<64>>,
@@ -104,6 +108,7 @@ pub struct HiBank {
     stale: DFF<Bits<64>>,
     fresh: DFF<Bits<64>>,
     tgt_idx: DFF<Bits<6>>,
+    idx_word: Signal<Local, Bits<32>>,
     /// Phase B (the visited row's data is on the RAM outputs), the visited row, the scan pointer.
     ph_b: DFF<Bit>,
     vis_idx: DFF<Bits<6>>,
@@ -145,6 +150,7 @@ pub struct HiBank {
     ones_new: Signal<Local, Bit>,
     m1_new: Signal<Local, Bit>,
     // Configuration.
+    idx_shift: Constant<Bits<32>>,
     hi_max: Constant<Bits<32>>,
     hi_max_m1: Constant<Bits<32>>,
     hi_max_m2: Constant<Bits<32>>,
@@ -157,11 +163,13 @@ pub struct HiBank {
 }
 
 impl HiBank {
-    /// A bank of `counters` (1-64) counters of `counter_bits` (33-64) bits.
-    pub fn new(counters: usize, counter_bits: u32, fault: Option<HiBankFault>) -> Self {
+    /// A bank of `counters` (1-64) rows of `row_bits` (1-32) bits, addressed by PADDR bits
+    /// [idx_lsb + 5 : idx_lsb] (3: the 8-byte stride of 64-bit counters, 2: 4-byte).
+    pub fn new(counters: usize, row_bits: u32, idx_lsb: usize, fault: Option<HiBankFault>) -> Self {
         assert!((1..=64).contains(&counters), "HiBank: 1-64 counters");
-        assert!((33..=64).contains(&counter_bits), "HiBank: 33-64 bits");
-        let hi_max = u64::MAX >> (64 - (counter_bits - 32));
+        assert!((1..=32).contains(&row_bits), "HiBank: rows of 1-32 bits");
+        assert!(idx_lsb <= 26, "HiBank: the element index lies within PADDR");
+        let hi_max = u64::MAX >> (64 - row_bits);
         let all = if counters == 64 {
             u64::MAX
         } else {
@@ -194,6 +202,7 @@ impl HiBank {
             stale: Default::default(),
             fresh: Default::default(),
             tgt_idx: Default::default(),
+            idx_word: Default::default(),
             ph_b: Default::default(),
             vis_idx: Default::default(),
             vis_oh: Default::default(),
@@ -227,6 +236,7 @@ impl HiBank {
             done: Default::default(),
             ones_new: Default::default(),
             m1_new: Default::default(),
+            idx_shift: Constant::new((idx_lsb as u64).into()),
             hi_max: c32(hi_max),
             hi_max_m1: c32(hi_max.wrapping_sub(1)),
             // (Masked: a 1-bit upper word's "all ones less one" after a +1 is 1 - 2 = 1.)
@@ -255,7 +265,8 @@ impl Logic for HiBank {
         self.s_ram.write_clock.next = self.clock.val();
         // The addressed element, registered with the decoder's select (both from the live PADDR
         // at the same edge).
-        self.tgt_idx.d.next = self.paddr.val().get_bits::<6>(3);
+        self.idx_word.next = self.paddr.val() >> self.idx_shift.val();
+        self.tgt_idx.d.next = self.idx_word.val().get_bits::<6>(0);
         // ---- Phase A: choose the row to visit. The addressed counter first while the prefetch
         // does not hold it; otherwise the scan (which then advances).
         self.pf_hit.next = self.pf_ok.q.val() & (self.pf_idx.q.val() == self.tgt_idx.q.val());

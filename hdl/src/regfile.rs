@@ -28,15 +28,18 @@
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
 //!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
-//!   ┌───────────────────┐  carry   ┌────────────────────────────────────────────────────┐
-//!   │ lo[31:0] += inc   ├─────────►│ HiBank (hi_bank.rs, 64-bit counters only): pend[n],│
-//!   └───────────────────┘          │ upper words and shadow upper words in block RAM,   │
-//!                                  │ served by a scan; pf/spf = the addressed counter's │
-//!                                  │ (prefetched during the hold); at_max[n]            │
-//!                                  └────────────────────────────────────────────────────┘
+//!   ┌───────────────────┐ carry16 ┌──────────────────────────────────────────────────────┐
+//!   │ lo[15:0] += inc   ├────────►│ mid: HiBank (hi_bank.rs) of bits [31:16]: mpend[n],  │
+//!   └───────────────────┘         │ rows and shadow rows in block RAM, served by a scan; │
+//!                                 │ mpf/mspf = the addressed counter's (prefetched during│
+//!                                 │ the hold); m_at_max[n]                               │
+//!                                 └──────────────────────────────────────────────────────┘
+//!   carry = carry16 & m_at_max[n] (the carry out of bit 31, exact at its edge) ──►
+//!   bank[0]: HiBank of bits [63:32] (64-bit counters only): pend[n], pf/spf, at_max[n]
 //!   ovf = carry & (narrow | at_max[n])  ──► ovf_pack ──► OVS, export
-//!   EVCNTR write: its outcome staged during the hold from pf (for pend = 0 and 1: the upper
-//!   word, all ones / all ones less one, a pair's wrap); the access cycle selects by pend
+//!   EVCNTR write: its outcome staged during the hold from mpf and pf (for each pending carry
+//!   = 0 and 1: the row, all ones / all ones less one, a pair's wrap); the access cycle selects
+//!   by the pending carries; every EVCNTR write rewrites both rows (pending carries folded in)
 //!   capture (CAPR, CAPT_REQ) at edge t ──► cap_r ──┐
 //!   ovf & OVFCAP at edge t ──► ovf_cap_r (per ctr) ─┴─ OR ──► SVRn := counter n's q at t+1
 //!   (reads in cycle t+1 see the counter: the value after edge t, as the contract says)
@@ -44,11 +47,13 @@
 //!     ──► OR & irqen_r (qualifying, in cycle t+1) ──► irq pulse in t+2; with ADDR != 0 ──► MSI
 //!   pending / issue at t+1 ──► MsiMaster (msi.rs) ──► busy, IRQ_CTRLACK, IRQ_ABT back
 //! ```
-//! A counter is a 32-bit low word in flip-flops and, with 64-bit counters, an upper word in the
-//! bank's block RAM with the carry between them pending: no path adds 64 bits in one cycle, and
-//! the native simulation never does 64-bit arithmetic (rust-hdl stores wider `Bits` as bool
-//! arrays). Its value is ((hi + pend) << 32) | lo, truncated to `counter_bits`; the read mux adds
-//! `pend` to the prefetched upper word. The counters live in this block's loop rather than in a block each, which
+//! A counter is a 16-bit low word in flip-flops, bits [31:16] in `mid`'s block RAM and, with
+//! 64-bit counters, an upper word in the upper bank's, with the carries between them pending: no
+//! path adds more than 32 bits in one cycle, and the native simulation never does 64-bit
+//! arithmetic (rust-hdl stores wider `Bits` as bool arrays). Its value is ((hi + pend) << 32) |
+//! (((mid + mpend) mod 2^16) << 16) | lo, truncated to `counter_bits` (a wrap of mid + mpend is
+//! already in `pend`: it was predicted at the low word's carry); the read mux's second stage
+//! adds the pending carry of the word it reads. The counters live in this block's loop rather than in a block each, which
 //! keeps rust-hdl's settle (one iteration per block boundary) and the Verilator model short.
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6, 10.7.
 
@@ -119,9 +124,20 @@ pub struct RegFile {
     pub capt_ack: Signal<Out, Bit>,
     /// Per-counter overflow pulses, one cycle after the overflow edge.
     pub ovf_export: Signal<Out, Bits<64>>,
-    /// Counter n: low word, high word, a carry not yet added to the high word, EVTYPERn, SMRn,
-    /// and EVTYPERn's event decode (`event_sel` layout).
-    c_lo: Vec<DFF<Bits<32>>>,
+    /// Counter n: bits [15:0] (the rest is in the banks), EVTYPERn, SMRn, and EVTYPERn's event
+    /// decode (`event_sel` layout).
+    c_lo: Vec<DFF<Bits<16>>>,
+    /// Bits [31:16] of every counter and shadow in block RAM (a bank of 16-bit rows, hi_bank.rs):
+    /// `mid`'s pending carries come from the 16-bit low words, and its overflow prediction
+    /// (`at_max`: bits [31:16] + pend all ones) makes the carry out of bit 31 exact at the edge
+    /// it happens, which is the carry into the upper bank (or the overflow of a 32-bit counter).
+    mid: HiBank,
+    mcarry_pack: BitPack,
+    mpf_v: Signal<Local, Bits<32>>,
+    mspf_v: Signal<Local, Bits<32>>,
+    mpend_v: Signal<Local, Bits<64>>,
+    m_at_max_v: Signal<Local, Bits<64>>,
+    mbank_wr_val: Signal<Local, Bits<32>>,
     /// With 64-bit counters: the upper words of the counters and of their shadows in block RAM,
     /// the pending carries and the overflow prediction (hi_bank.rs). Empty with 32-bit counters.
     bank: Vec<HiBank>,
@@ -170,13 +186,13 @@ pub struct RegFile {
     /// Per counter: writable bits of EVTYPERn and SMRn, and reset values (register map).
     evtyper_wmask: Vec<Constant<Bits<32>>>,
     smr_wmask: Vec<Constant<Bits<32>>>,
-    lo_reset: Vec<Constant<Bits<32>>>,
+    lo_reset: Vec<Constant<Bits<16>>>,
     evtyper_reset: Vec<Constant<Bits<32>>>,
     smr_reset: Vec<Constant<Bits<32>>>,
     sel_reset: Vec<Constant<Bits<7>>>,
     /// Counter n's locals (reused in the loop).
     sel_now: Signal<Local, Bits<7>>,
-    lo_now: Signal<Local, Bits<32>>,
+    lo_now: Signal<Local, Bits<16>>,
     lane_bit: Signal<Local, Bits<5>>,
     is_lane: Signal<Local, Bit>,
     /// The counter being built is enabled in this cycle (CR.E and CNTEN[n]).
@@ -184,9 +200,11 @@ pub struct RegFile {
     wr_lo: Signal<Local, Bit>,
     wr_hi: Signal<Local, Bit>,
     wr_evt: Signal<Local, Bit>,
-    inc: Signal<Local, Bits<32>>,
+    inc: Signal<Local, Bits<16>>,
+    /// The carry out of the 16-bit low word, and out of bit 31 (`carry16` & mid's `at_max`).
+    carry16: Signal<Local, Bit>,
     carry: Signal<Local, Bit>,
-    lo_next: Signal<Local, Bits<32>>,
+    lo_next: Signal<Local, Bits<16>>,
     ovf: Signal<Local, Bit>,
     ovf_pack: BitPack,
     /// The request's address, decoded in its setup cycle (one-hot selects).
@@ -202,9 +220,11 @@ pub struct RegFile {
     cnten_nx: Signal<Local, Bits<64>>,
     sel_nx: Signal<Local, Bits<7>>,
     /// Element n's select as a 32-bit mask (the AND-OR read mux).
-    m_evc: Signal<Local, Bits<32>>,
+    m_evc: Signal<Local, Bits<16>>,
     rq_word: DFF<Bits<32>>,
     rq_add: DFF<Bit>,
+    /// A low word's bits [31:16] still take their pending carry (stage 2 adds 2^16).
+    rq_addm: DFF<Bit>,
     rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
@@ -307,6 +327,24 @@ pub struct RegFile {
     wrap0_r: DFF<Bit>,
     wrap1_r: DFF<Bit>,
     hi_max_m1: Constant<Bits<32>>,
+    /// The same staging for bits [31:16] (`mid`): every EVCNTR write rewrites the addressed
+    /// counter's mid row, with its pending carry folded in and, for a low-word write, the
+    /// written bytes 2-3 over it.
+    mpf1_r: DFF<Bits<32>>,
+    mcand0_r: DFF<Bits<32>>,
+    mcand1_r: DFF<Bits<32>>,
+    mones0_r: DFF<Bit>,
+    mones1_r: DFF<Bit>,
+    mm10_r: DFF<Bit>,
+    mm11_r: DFF<Bit>,
+    mwr_ones: Signal<Local, Bit>,
+    mwr_m1: Signal<Local, Bit>,
+    mid_max: Constant<Bits<32>>,
+    mid_max_m1: Constant<Bits<32>>,
+    bhi16: Signal<Local, Bits<32>>,
+    whi16: Signal<Local, Bits<32>>,
+    blo16: Signal<Local, Bits<16>>,
+    wlo16: Signal<Local, Bits<16>>,
     /// The addressed counter's pending carry selects: its outcome is all ones, all ones less
     /// one, and (a pair) H + c wrapped.
     wr_ones: Signal<Local, Bit>,
@@ -314,9 +352,12 @@ pub struct RegFile {
     wr_wrap: Signal<Local, Bit>,
     capt_ack_r: DFF<Bit>,
     export_r: DFF<Bits<64>>,
-    /// Shadow values (10.5.2.3), kept like the counters: low word, high word, pending carry.
-    s_lo: Vec<DFF<Bits<32>>>,
+    /// Shadow values (10.5.2.3), kept like the counters: bits [15:0], the upper bank's pending
+    /// carry (the rows are the banks' shadow rows).
+    s_lo: Vec<DFF<Bits<16>>>,
     s_pend: Vec<DFF<Bit>>,
+    /// Mid's pending carry at the capture (bits [31:16] of SVRn are mid's shadow row + it).
+    s_mpend: Vec<DFF<Bit>>,
     capture_impl: Constant<Bit>,
     gmpam: DFF<Bits<32>>,
     gmpam_wmask: Constant<Bits<32>>,
@@ -346,9 +387,12 @@ pub struct RegFile {
     svr_lo_now: Signal<Local, Bits<32>>,
     svr_hi_now: Signal<Local, Bits<32>>,
     svr_hi_add: Signal<Local, Bit>,
+    svr_lo_add: Signal<Local, Bit>,
     svr_in: Signal<Local, Bit>,
     sel_slo: Signal<Local, Bits<32>>,
+    sel_slo16: Signal<Local, Bits<16>>,
     sel_spend: Signal<Local, Bit>,
+    sel_smpend: Signal<Local, Bit>,
     // Decode.
     word_addr: Signal<Local, Bits<32>>,
     /// The word is SCR or its alias.
@@ -367,7 +411,12 @@ pub struct RegFile {
     evt_merged: Signal<Local, Bits<32>>,
     smr_merged: Signal<Local, Bits<32>>,
     sel_lo: Signal<Local, Bits<32>>,
+    sel_lo16: Signal<Local, Bits<16>>,
     sel_pend: Signal<Local, Bit>,
+    /// The addressed counter's pending carry into bits [31:16] (`selmp_r | selmc_r`).
+    msel_pend: Signal<Local, Bit>,
+    selmp_r: DFF<Bit>,
+    selmc_r: DFF<Bit>,
     /// The addressed counter's pending carry one cycle ago, and its carry at the last edge:
     /// their OR is its pending carry now in a held access's access cycle (from the hold's fifth
     /// cycle the bank leaves the addressed counter alone, so nothing clears it), from two
@@ -662,19 +711,19 @@ impl RegFile {
                 }
             }
         }
-        if cfg.wide_counters() {
-            // The upper-word bank (hi_bank.rs) takes an EVCNTR/SVR element's index from
-            // PADDR[8:3] and holds a fresh row (and a stale shadow) as 0.
-            for i in 0..cfg.counters {
-                for id in [RegId::Evcntr(i), RegId::Svr(i)] {
-                    if let Some(r) = map.get(id) {
-                        assert_eq!(
-                            (r.addr >> HI_IDX_LSB) & ((1 << HI_RAM_IDX_BITS) - 1),
-                            i,
-                            "{id:?}'s address bits [8:3] must be its index"
-                        );
-                        assert_eq!(r.reset(), 0, "{id:?} must reset to 0 (upper-word bank)");
-                    }
+        // The banks (hi_bank.rs) take an EVCNTR/SVR element's index from PADDR[8:3] (64-bit
+        // counters) or PADDR[7:2] and hold a fresh row (and a stale shadow) as 0.
+        let idx_lsb = if cfg.wide_counters() { HI_IDX_LSB } else { 2 };
+        for i in 0..cfg.counters {
+            for id in [RegId::Evcntr(i), RegId::Svr(i)] {
+                if let Some(r) = map.get(id) {
+                    assert_eq!(
+                        (r.addr >> idx_lsb) & ((1 << HI_RAM_IDX_BITS) - 1),
+                        i,
+                        "{id:?}'s address bits [{}:{idx_lsb}] must be its index",
+                        idx_lsb + 5
+                    );
+                    assert_eq!(r.reset(), 0, "{id:?} must reset to 0 (block-RAM banks)");
                 }
             }
         }
@@ -782,11 +831,19 @@ impl RegFile {
             m_evc: Default::default(),
             rq_word: Default::default(),
             rq_add: Default::default(),
+            rq_addm: Default::default(),
             rq_done: Default::default(),
             irq: Default::default(),
             c_lo: (0..n).map(|_| Default::default()).collect(),
+            mid: HiBank::new(n, 16, idx_lsb, fault),
+            mcarry_pack: BitPack::new(n),
+            mpf_v: Default::default(),
+            mspf_v: Default::default(),
+            mpend_v: Default::default(),
+            m_at_max_v: Default::default(),
+            mbank_wr_val: Default::default(),
             bank: if cfg.wide_counters() {
-                vec![HiBank::new(n, cfg.counter_bits, fault)]
+                vec![HiBank::new(n, cfg.counter_bits - 32, HI_IDX_LSB, fault)]
             } else {
                 Vec::new()
             },
@@ -816,7 +873,7 @@ impl RegFile {
                 .map(|i| c32(wmask(RegId::Smr(i))))
                 .collect(),
             lo_reset: (0..cfg.counters)
-                .map(|i| c32(reset(RegId::Evcntr(i)) & 0xFFFF_FFFF))
+                .map(|i| Constant::new((reset(RegId::Evcntr(i)) & 0xFFFF).into()))
                 .collect(),
             evtyper_reset: (0..cfg.counters)
                 .map(|i| c32(reset(RegId::Evtyper(i))))
@@ -848,6 +905,7 @@ impl RegFile {
             wr_hi: Default::default(),
             wr_evt: Default::default(),
             inc: Default::default(),
+            carry16: Default::default(),
             carry: Default::default(),
             lo_next: Default::default(),
             ovf: Default::default(),
@@ -926,6 +984,21 @@ impl RegFile {
             wrap0_r: Default::default(),
             wrap1_r: Default::default(),
             hi_max_m1: c32((cfg.counter_mask() >> 32).wrapping_sub(1) & 0xFFFF_FFFF),
+            mpf1_r: Default::default(),
+            mcand0_r: Default::default(),
+            mcand1_r: Default::default(),
+            mones0_r: Default::default(),
+            mones1_r: Default::default(),
+            mm10_r: Default::default(),
+            mm11_r: Default::default(),
+            mwr_ones: Default::default(),
+            mwr_m1: Default::default(),
+            mid_max: c32(0xFFFF),
+            mid_max_m1: c32(0xFFFE),
+            bhi16: Default::default(),
+            whi16: Default::default(),
+            blo16: Default::default(),
+            wlo16: Default::default(),
             wr_ones: Default::default(),
             wr_m1: Default::default(),
             wr_wrap: Default::default(),
@@ -934,6 +1007,7 @@ impl RegFile {
             export_r: Default::default(),
             s_lo: (0..n).map(|_| Default::default()).collect(),
             s_pend: (0..n).map(|_| Default::default()).collect(),
+            s_mpend: (0..n).map(|_| Default::default()).collect(),
             capture_impl: Constant::new(cfg.capture),
             gmpam: Default::default(),
             gmpam_wmask: c32(wmask(RegId::Gmpam)),
@@ -956,9 +1030,12 @@ impl RegFile {
             svr_lo_now: Default::default(),
             svr_hi_now: Default::default(),
             svr_hi_add: Default::default(),
+            svr_lo_add: Default::default(),
             svr_in: Default::default(),
             sel_slo: Default::default(),
+            sel_slo16: Default::default(),
             sel_spend: Default::default(),
+            sel_smpend: Default::default(),
             capt_req: Default::default(),
             msi_busy: Default::default(),
             irq_ack: Default::default(),
@@ -988,7 +1065,11 @@ impl RegFile {
             evt_merged: Default::default(),
             smr_merged: Default::default(),
             sel_lo: Default::default(),
+            sel_lo16: Default::default(),
             sel_pend: Default::default(),
+            msel_pend: Default::default(),
+            selmp_r: Default::default(),
+            selmc_r: Default::default(),
             selp_r: Default::default(),
             selc_r: Default::default(),
             sel_evtyper: Default::default(),
@@ -1015,13 +1096,18 @@ impl Logic for RegFile {
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
             fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done, pf1_r,
             ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
-            bank_wr_r, selp_r, selc_r
+            bank_wr_r, selp_r, selc_r, selmp_r, selmc_r, mpf1_r, mcand0_r, mcand1_r, mones0_r,
+            mones1_r, mm10_r, mm11_r, rq_addm
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
         self.spf_v.next = 0.into();
         self.pend_v.next = 0.into();
         self.at_max_v.next = 0.into();
+        self.mpf_v.next = self.mid.pf.val();
+        self.mspf_v.next = self.mid.spf.val();
+        self.mpend_v.next = self.mid.pend.val();
+        self.m_at_max_v.next = self.mid.at_max.val();
         for b in 0..self.bank.len() {
             self.pf_v.next = self.bank[b].pf.val();
             self.spf_v.next = self.bank[b].spf.val();
@@ -1068,6 +1154,8 @@ impl Logic for RegFile {
             _ => self.bmask.next = 0xFFFF_FFFFu64.into(),
         }
         self.wbits.next = self.req_wdata.val() & self.bmask.val();
+        self.blo16.next = self.bmask.val().get_bits::<16>(0);
+        self.wlo16.next = self.wbits.val().get_bits::<16>(0);
         self.w64_lo.next = bit_cast::<64, 32>(self.wbits.val()) & self.bitmap_mask.val();
         self.w64_hi.next = (bit_cast::<64, 32>(self.wbits.val()) << 32) & self.bitmap_mask.val();
         // Array regions and element selects come decoded from the setup cycle (`AddrDecode`).
@@ -1081,24 +1169,34 @@ impl Logic for RegFile {
         // The addressed counter's registers (for reads and for PSTRB merges). Not gated by the
         // access: a gate costs a logic level in front of every counter write (measured on
         // 16x32), and outside an access nothing uses them.
-        self.sel_lo.next = 0.into();
+        self.sel_lo16.next = 0.into();
         self.selp_r.d.next = (self.pend_v.val() & self.dec.evc_sel.val()).any();
         self.selc_r.d.next = (self.carry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.sel_pend.next = self.selp_r.q.val() | self.selc_r.q.val();
-        self.sel_slo.next = 0.into();
+        self.selmp_r.d.next = (self.mpend_v.val() & self.dec.evc_sel.val()).any();
+        self.selmc_r.d.next = (self.mcarry_pack.word.val() & self.dec.evc_sel.val()).any();
+        self.msel_pend.next = self.selmp_r.q.val() | self.selmc_r.q.val();
+        self.sel_slo16.next = 0.into();
         self.sel_spend.next = false;
+        self.sel_smpend.next = false;
         for n in 0..self.c_lo.len() {
             // AND-OR over the one-hot element selects (an OR tree, not a priority chain):
             // EVCNTRn and SVRn share element n's select, and so do EVTYPERn and SMRn.
             self.m_evc.next = 0.into();
             if self.dec.evc_sel.val().get_bit(n) {
-                self.m_evc.next = 0xFFFF_FFFFu64.into();
+                self.m_evc.next = 0xFFFFu64.into();
             }
-            self.sel_lo.next = self.sel_lo.val() | (self.c_lo[n].q.val() & self.m_evc.val());
-            self.sel_slo.next = self.sel_slo.val() | (self.s_lo[n].q.val() & self.m_evc.val());
+            self.sel_lo16.next = self.sel_lo16.val() | (self.c_lo[n].q.val() & self.m_evc.val());
+            self.sel_slo16.next = self.sel_slo16.val() | (self.s_lo[n].q.val() & self.m_evc.val());
             self.sel_spend.next =
                 self.sel_spend.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
+            self.sel_smpend.next = self.sel_smpend.val()
+                | (self.s_mpend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
         }
+        // The addressed counter's low word and its shadow's: bits [31:16] from mid's prefetch
+        // (their pending carry added by the read mux's second stage), [15:0] from flip-flops.
+        self.sel_lo.next = (self.mpf_v.val() << 16u64) | bit_cast::<32, 16>(self.sel_lo16.val());
+        self.sel_slo.next = (self.mspf_v.val() << 16u64) | bit_cast::<32, 16>(self.sel_slo16.val());
         // The addressed EVTYPER: the block RAM's word (read at the setup edge), or its reset
         // value when it has not been written since reset.
         self.sel_evtyper.next = self.evt_ram.read_data.val();
@@ -1125,10 +1223,12 @@ impl Logic for RegFile {
         // the counter's value is the captured one.
         self.svr_load.next = self.cap_r.q.val() | self.ovf_cap_r.q.val().any();
         self.svr_lo_now.next = self.sel_slo.val();
+        self.svr_lo_add.next = self.sel_smpend.val();
         self.svr_hi_now.next = self.spf_v.val();
         self.svr_hi_add.next = self.sel_spend.val();
         if self.svr_load.val() {
             self.svr_lo_now.next = self.sel_lo.val();
+            self.svr_lo_add.next = self.msel_pend.val();
             self.svr_hi_now.next = self.pf_v.val();
             self.svr_hi_add.next = self.sel_pend.val();
         }
@@ -1172,6 +1272,28 @@ impl Logic for RegFile {
         // c < 2^K, so H + c wrapped exactly when the result is below H.
         self.wrap0_r.d.next = self.cand0_r.q.val() < self.ph_r.q.val();
         self.wrap1_r.d.next = self.cand1_r.q.val() < self.ph_r.q.val();
+        // Bits [31:16]: mid's row after the write, for both values of its pending carry.
+        self.bhi16.next = self.bmask.val() >> 16u64;
+        self.whi16.next = self.wbits.val() >> 16u64;
+        self.mpf1_r.d.next = (self.mpf_v.val() + 1u64) & self.mid_max.val();
+        self.mcand0_r.d.next = self.mpf_v.val();
+        self.mcand1_r.d.next = self.mpf1_r.q.val();
+        if !self.evc_hiword.val() {
+            self.mcand0_r.d.next = (self.mpf_v.val() & (!self.bhi16.val())) | self.whi16.val();
+            self.mcand1_r.d.next = (self.mpf1_r.q.val() & (!self.bhi16.val())) | self.whi16.val();
+        }
+        self.mones0_r.d.next = self.mcand0_r.q.val() == self.mid_max.val();
+        self.mones1_r.d.next = self.mcand1_r.q.val() == self.mid_max.val();
+        self.mm10_r.d.next = self.mcand0_r.q.val() == self.mid_max_m1.val();
+        self.mm11_r.d.next = self.mcand1_r.q.val() == self.mid_max_m1.val();
+        self.mwr_ones.next = self.mones0_r.q.val();
+        self.mwr_m1.next = self.mm10_r.q.val();
+        self.mbank_wr_val.next = self.mcand0_r.q.val();
+        if self.msel_pend.val() {
+            self.mwr_ones.next = self.mones1_r.q.val();
+            self.mwr_m1.next = self.mm11_r.q.val();
+            self.mbank_wr_val.next = self.mcand1_r.q.val();
+        }
         self.wr_ones.next = self.ones0_r.q.val();
         self.wr_m1.next = self.m10_r.q.val();
         self.wr_wrap.next = self.wrap0_r.q.val();
@@ -1600,20 +1722,21 @@ impl Logic for RegFile {
                 self.f_care[n].d.next = self.care_reset.val();
                 self.f_mode[n].d.next = self.mode_reset.val();
             }
-            // ---- Counter n (10.5.2.1): two 32-bit halves with a registered carry between them,
-            // so no path adds 64 bits in a cycle and the native simulation never does 64-bit
-            // arithmetic. The value is ((hi + pend) << 32) | lo, truncated to counter_bits; the
-            // read mux adds `pend`. The counter adds its match register (enables applied when it
-            // was loaded) or, counting cycles, 1 while enabled.
-            self.inc.next = bit_cast::<32, 4>(self.count.val());
-            // Carry out of the low word. `inc` is at most MAX_LANES + 1 (9) < 16, so lo + inc
-            // carries exactly when lo[31:4] are all ones and lo[3:0] + inc > 15: a 5-bit add
-            // beside the 32-bit one, not a 32-bit compare behind it.
-            self.carry.next = ((self.c_lo[n].q.val() & 0xFFFF_FFF0u64) == 0xFFFF_FFF0u64)
-                & ((bit_cast::<5, 32>(self.lo_now.val() & 15) + bit_cast::<5, 32>(self.inc.val()))
+            // ---- Counter n (10.5.2.1): bits [15:0] here, [31:16] in `mid`, [63:32] in the upper
+            // bank, with registered (pending) carries between them, so no path adds more than 32
+            // bits in a cycle. The counter adds its match register (enables applied when it was
+            // loaded) or, counting cycles, 1 while enabled.
+            self.inc.next = bit_cast::<16, 4>(self.count.val());
+            // Carry out of the 16-bit low word. `inc` is at most MAX_LANES + 1 (9) < 16, so
+            // lo + inc carries exactly when lo[15:4] are all ones and lo[3:0] + inc > 15: a 5-bit
+            // add beside the 16-bit one, not a compare behind it. It carries out of bit 31
+            // exactly when mid's row + its pending carry is all ones (mid's `at_max`).
+            self.carry16.next = ((self.c_lo[n].q.val() & 0xFFF0u64) == 0xFFF0u64)
+                & ((bit_cast::<5, 16>(self.lo_now.val() & 15) + bit_cast::<5, 16>(self.inc.val()))
                     > 15);
-            // hi + pend is all ones exactly when (pend = 0, hi = max) or (pend = 1, hi = max - 1).
+            self.carry.next = self.carry16.val() & self.m_at_max_v.val().get_bit(n);
             self.lo_next.next = self.c_lo[n].q.val() + self.inc.val();
+            self.mcarry_pack.bits[n].next = self.carry16.val();
             self.carry_pack.bits[n].next = self.carry.val() & self.wide.val();
             // 10.2.1: overflow is the carry out of the counter width; the counter wraps.
             self.ovf.next =
@@ -1626,7 +1749,8 @@ impl Logic for RegFile {
             // overflows; the written bytes merge per PSTRB in counter n's own D logic (no element
             // mux or shared merge in front of it).
             if self.wr_lo.val() {
-                self.lo_next.next = (self.lo_next.val() & (!self.bmask.val())) | self.wbits.val();
+                // Bytes 0-1 here; bytes 2-3 go to mid's row (`mbank_wr_val`).
+                self.lo_next.next = (self.lo_next.val() & (!self.blo16.val())) | self.wlo16.val();
             }
             if self.wr_hi.val() {
                 // The upper word is written in the bank (`bank_wr_val`); a paired write counts
@@ -1677,15 +1801,19 @@ impl Logic for RegFile {
         for n in 0..self.s_lo.len() {
             self.s_lo[n].clock.next = self.clock.val();
             self.s_pend[n].clock.next = self.clock.val();
+            self.s_mpend[n].clock.next = self.clock.val();
             self.s_lo[n].d.next = self.s_lo[n].q.val();
             self.s_pend[n].d.next = self.s_pend[n].q.val();
+            self.s_mpend[n].d.next = self.s_mpend[n].q.val();
             if self.svr_load.val() {
                 self.s_lo[n].d.next = self.c_lo[n].q.val();
                 self.s_pend[n].d.next = self.pend_v.val().get_bit(n);
+                self.s_mpend[n].d.next = self.mpend_v.val().get_bit(n);
             }
             if self.rst.val() {
                 self.s_lo[n].d.next = 0.into();
                 self.s_pend[n].d.next = false;
+                self.s_mpend[n].d.next = false;
             }
         }
         self.export_r.d.next = self.ovf_vec.val();
@@ -1699,6 +1827,21 @@ impl Logic for RegFile {
         if self.sel_pend.val() {
             self.bank_wr_val.next = self.cand1_r.q.val();
         }
+        self.mid.clock.next = self.clock.val();
+        self.mid.rst.next = self.rst.val();
+        self.mid.carry.next = self.mcarry_pack.word.val();
+        self.mid.paddr.next = self.paddr.val();
+        self.mid.tgt_sel.next = 0.into();
+        if (self.dec.evc_in.val() | self.dec.svr_in.val())
+            & (self.held.val() | self.req_rd.val() | self.req_wr.val())
+        {
+            self.mid.tgt_sel.next = self.dec.evc_sel.val();
+        }
+        self.mid.wr.next = self.bank_wr_r.q.val() & self.req_wr.val();
+        self.mid.wr_val.next = self.mbank_wr_val.val();
+        self.mid.wr_ones.next = self.mwr_ones.val();
+        self.mid.wr_m1.next = self.mwr_m1.val();
+        self.mid.svr_load.next = self.svr_load.val();
         for b in 0..self.bank.len() {
             self.bank[b].clock.next = self.clock.val();
             self.bank[b].rst.next = self.rst.val();
@@ -1928,6 +2071,7 @@ impl Logic for RegFile {
         }
         self.rd_word.next = 0.into();
         self.rq_add.d.next = false;
+        self.rq_addm.d.next = false;
         if self.evc_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.q.val() {
@@ -1939,6 +2083,7 @@ impl Logic for RegFile {
                 }
             } else {
                 self.rd_word.next = self.rd_word.val() | self.sel_lo.val();
+                self.rq_addm.d.next = self.msel_pend.val();
             }
         }
         if self.svr_in.val() {
@@ -1958,6 +2103,7 @@ impl Logic for RegFile {
                 }
             } else {
                 self.rd_word.next = self.rd_word.val() | self.svr_lo_now.val();
+                self.rq_addm.d.next = self.svr_lo_add.val();
             }
         }
         if self.evt_in.val() {
@@ -1972,6 +2118,7 @@ impl Logic for RegFile {
             self.rq_word.d.next = 0.into();
             self.rq_misc.d.next = 0.into();
             self.rq_add.d.next = false;
+            self.rq_addm.d.next = false;
         }
         self.rq_done.d.next = self.req_rd.val();
         // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
@@ -1979,6 +2126,9 @@ impl Logic for RegFile {
         self.rd_data.next = self.rq_word.q.val() | self.rq_misc.q.val();
         if self.rq_add.q.val() {
             self.rd_data.next = (self.rq_word.q.val() + 1u64) & self.hi_max.val();
+        }
+        if self.rq_addm.q.val() {
+            self.rd_data.next = self.rq_word.q.val() + 0x1_0000u64;
         }
         if !self.rq_done.q.val() {
             self.rd_data.next = 0.into();

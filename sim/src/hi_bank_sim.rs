@@ -79,7 +79,7 @@ pub struct NativeHiBank {
 
 impl NativeHiBank {
     pub fn new(counters: usize, counter_bits: u32, fault: Option<HiBankFault>) -> Self {
-        let mut bank = HiBank::new(counters, counter_bits, fault);
+        let mut bank = HiBank::new(counters, counter_bits - 32, HI_IDX_LSB, fault);
         bank.connect_all();
         NativeHiBank { bank }
     }

@@ -3,10 +3,10 @@
 //! the same stimulus on the native block and on this Verilog under Verilator).
 //!
 //! ```text
-//!   HiBank::new(counters, counter_bits, fault) ──► check_all ──► ModuleDefines("<top>") ──► Verilog
+//!   HiBank::new(counters, counter_bits - 32, HI_IDX_LSB, fault) ──► check_all ──► ModuleDefines("<top>") ──► Verilog
 //! ```
 
-use pmcg_hdl::hi_bank::{HiBank, HiBankFault};
+use pmcg_hdl::hi_bank::{HiBank, HiBankFault, HI_IDX_LSB};
 use rust_hdl::prelude::*;
 
 /// The bank's Verilog module name when emitted alone.
@@ -20,7 +20,7 @@ pub fn hi_bank_verilog(
     fault: Option<HiBankFault>,
     top: &str,
 ) -> Result<String, String> {
-    let mut bank = HiBank::new(counters, counter_bits, fault);
+    let mut bank = HiBank::new(counters, counter_bits - 32, HI_IDX_LSB, fault);
     bank.connect_all();
     check_all(&bank).map_err(|e| format!("rust-hdl check of the upper-word bank: {e:?}"))?;
     let mut defines = ModuleDefines::default();
