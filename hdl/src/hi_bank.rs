@@ -12,27 +12,29 @@
 //!   phase A: target = the addressed counter while pf does not hold it (the prefetch), else the
 //!            scan pointer ──► c_ram / s_ram read address; vis_idx, vis_oh, and the target's
 //!            pend / fresh / stale flags as of this cycle (pend_a, fresh_a, stale_a)
-//!   phase B: d = c_ram[vis] (0 while fresh), sd = s_ram[vis]
-//!            c_ram[vis] := d + pend_a;  pend[vis] cleared if pend_a (a carry at phase A's edge
+//!   phase B: d_r := c_ram[vis] (0 while fresh), sd_r := s_ram[vis] (registered: no adder
+//!            behind the block RAM's output)
+//!   phase C: d = d_r;  c_ram[vis] := d + pend_a;  pend[vis] cleared if pend_a (a carry at phase A's edge
 //!            stays pending);  ones / ones_m1 of the new row (compared on d, not d + pend_a)
-//!            s_ram[vis] := d if stale (copy-on-write) or capturing at this edge or the last
+//!            s_ram[vis] := d if stale (copy-on-write) or capturing at A's, B's or C's edge
 //!            vis is the prefetched counter ──► pf := d + pend_a, spf := its shadow
 //!            (the scan leaves the addressed counter alone: pf does not move under a transfer)
 //!   wr (an EVCNTR write, access edge) ──► c_ram[tgt] := wr_val (pend folded in by the caller,
 //!            who also compares it: wr_ones, wr_m1), pf := wr_val, copy-on-write of the old row
-//!            (pf); phase B's result of this cycle and of the next is dropped (same write port;
-//!            a read at this edge is stale)
+//!            (pf); a visit whose A, B or C edge it is drops its result (same write port; a
+//!            row read at or before this edge is stale)
 //!   svr_load (capture) ──► every counter stale: its shadow's upper word is its c_ram row
 //!   at_max[n] = pend ? ones_m1 : ones  (upper word + pend is all ones: the overflow prediction)
 //! ```
 //! The value of counter n is ((c_ram[n] + pend[n]) << 32) | lo; of SVRn, ((stale[n] ? c_ram[n] :
 //! s_ram[n]) + s_pend[n]) << 32 | s_lo. Every pending carry is served within
 //! [`hi_service_bound`] cycles, under any traffic the register file presents (held transfers of
-//! at least 10 cycles with a cycle of nothing addressed between them: `tgt_sel` = 0). Per 5
-//! phase-A slots of a transfer at most one is its prefetch, which serves the addressed counter,
-//! and one a scan visit dropped for a write, which the scan then repeats; the rest advance the
-//! scan. A 16-bit low word wraps at most once in 2^16 / 9 = 7,281 cycles (a carry out of bit 31
-//! once in 2^32 / 9), far longer than the bound (288 with 64 counters), so `pend` never needs a
+//! at least 10 cycles with a cycle of nothing addressed between them: `tgt_sel` = 0). A visit
+//! takes 3 cycles; of the at least 3 visits in a transfer and its gap, at most one is its
+//! prefetch, which serves the addressed counter, and one a scan visit dropped for a write, which
+//! the scan then repeats; the rest advance the scan (at least one per 12 cycles). A 16-bit low
+//! word wraps at most once in 2^16 / 9 = 7,281 cycles (a carry out of bit 31 once in 2^32 / 9),
+//! far longer than the bound (816 with 64 counters), so `pend` never needs a
 //! second bit (a write folds it in: nothing stays pending on a row the caller rewrites).
 //!
 //! The contract with the register file (docs/behaviour.md "Counter and shadow accesses"): an
@@ -55,13 +57,14 @@ pub const HI_RAM_IDX_BITS: usize = 6;
 /// The element index of an EVCNTR or SVR address of 64-bit counters (8-byte stride).
 pub const HI_IDX_LSB: usize = 3;
 /// The most cycles after a hold's first cycle before `ready` (the engine may be in phase B of
-/// another counter, then reads the addressed one: 2 cycles, and its result lands a cycle later).
-pub const HI_PREFETCH_CYCLES: usize = 4;
+/// another counter's visit, then visits the addressed one: 3 cycles, and its result lands a
+/// cycle later). Measured by the block tests (`max_prefetch`).
+pub const HI_PREFETCH_CYCLES: usize = 6;
 
 /// Every pending carry is served within this many cycles (`counters` of them): see the module
 /// docs. The block-level tests space one counter's carries by exactly this much.
 pub const fn hi_service_bound(counters: usize) -> u64 {
-    4 * counters as u64 + 32
+    12 * counters as u64 + 48
 }
 
 /// A fault to plant in the emitted logic (tests only: they must catch each).
@@ -111,6 +114,11 @@ pub struct HiBank {
     idx_word: Signal<Local, Bits<32>>,
     /// Phase B (the visited row's data is on the RAM outputs), the visited row, the scan pointer.
     ph_b: DFF<Bit>,
+    /// Phase C: the visited row's data registered (`d_r`, `sd_r`; no adder behind the block
+    /// RAM's output), its new value written.
+    ph_c: DFF<Bit>,
+    d_r: DFF<Bits<32>>,
+    sd_r: DFF<Bits<32>>,
     vis_idx: DFF<Bits<6>>,
     vis_oh: DFF<Bits<64>>,
     vis_pf: DFF<Bit>,
@@ -123,10 +131,12 @@ pub struct HiBank {
     fresh_a: DFF<Bit>,
     stale_a: DFF<Bit>,
     svr_a: DFF<Bit>,
+    svr_aa: DFF<Bit>,
     scan_idx: DFF<Bits<6>>,
     scan_oh: DFF<Bits<64>>,
     /// An EVCNTR write happened at the last edge.
     wr_r: DFF<Bit>,
+    wr_rr: DFF<Bit>,
     pf_r: DFF<Bits<32>>,
     spf_r: DFF<Bits<32>>,
     pf_idx: DFF<Bits<6>>,
@@ -204,6 +214,9 @@ impl HiBank {
             tgt_idx: Default::default(),
             idx_word: Default::default(),
             ph_b: Default::default(),
+            ph_c: Default::default(),
+            d_r: Default::default(),
+            sd_r: Default::default(),
             vis_idx: Default::default(),
             vis_oh: Default::default(),
             vis_pf: Default::default(),
@@ -212,9 +225,11 @@ impl HiBank {
             fresh_a: Default::default(),
             stale_a: Default::default(),
             svr_a: Default::default(),
+            svr_aa: Default::default(),
             scan_idx: Default::default(),
             scan_oh: Default::default(),
             wr_r: Default::default(),
+            wr_rr: Default::default(),
             pf_r: Default::default(),
             spf_r: Default::default(),
             pf_idx: Default::default(),
@@ -255,9 +270,9 @@ impl Logic for HiBank {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pend_r, ones, ones_m1, stale, fresh, tgt_idx, ph_b, vis_idx, vis_oh,
-            vis_pf, vis_skip, pend_a, fresh_a, stale_a, svr_a, scan_idx, scan_oh, wr_r, pf_r,
-            spf_r, pf_idx, pf_ok
+            self, clock, pend_r, ones, ones_m1, stale, fresh, tgt_idx, ph_b, ph_c, d_r, sd_r,
+            vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a, stale_a, svr_a, svr_aa, scan_idx,
+            scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok
         );
         self.c_ram.read_clock.next = self.clock.val();
         self.c_ram.write_clock.next = self.clock.val();
@@ -277,7 +292,9 @@ impl Logic for HiBank {
         }
         self.c_ram.read_address.next = self.a_idx.val();
         self.s_ram.read_address.next = self.a_idx.val();
-        self.ph_b.d.next = !self.ph_b.q.val();
+        // Phases A -> B -> C -> A.
+        self.ph_b.d.next = (!self.ph_b.q.val()) & (!self.ph_c.q.val());
+        self.ph_c.d.next = self.ph_b.q.val();
         // The flags of both candidates, reduced in parallel and then selected.
         self.pend_t.next = (self.pend_r.q.val() & self.tgt_sel.val()).any();
         self.pend_s.next = (self.pend_r.q.val() & self.scan_oh.q.val()).any();
@@ -286,7 +303,8 @@ impl Logic for HiBank {
         self.stale_s.next = (self.stale.q.val() & self.scan_oh.q.val()).any();
         self.stale_t.next = (self.stale.q.val() & self.tgt_sel.val()).any();
         self.svr_a.d.next = self.svr_load.val();
-        if !self.ph_b.q.val() {
+        self.svr_aa.d.next = self.svr_a.q.val();
+        if (!self.ph_b.q.val()) & (!self.ph_c.q.val()) {
             self.vis_idx.d.next = self.a_idx.val();
             self.vis_pf.d.next = self.want_pf.val();
             self.vis_skip.d.next = false;
@@ -315,23 +333,30 @@ impl Logic for HiBank {
                 }
             }
         }
-        // ---- Phase B: serve the visited row (unless a write owns the port, or wrote at the last
-        // edge: the row read at that edge may be stale).
-        // A row written at phase A's edge (a write or a reset) is not served: `wr_r`, `rst`.
-        self.d.next = self.c_ram.read_data.val();
-        if self.fresh_a.q.val() {
-            self.d.next = 0.into();
+        // ---- Phase B: the visited row's data (read at phase A's edge) into registers.
+        if self.ph_b.q.val() {
+            self.d_r.d.next = self.c_ram.read_data.val();
+            if self.fresh_a.q.val() {
+                self.d_r.d.next = 0.into();
+            }
+            self.sd_r.d.next = self.s_ram.read_data.val();
         }
+        // ---- Phase C: serve the visited row, unless a write owns the port or wrote at phase
+        // A's or B's edge (the row read at A's edge may be stale): `wr`, `wr_r`, `wr_rr`, `rst`.
+        self.d.next = self.d_r.q.val();
         self.new_hi.next = self.d.val();
         if self.pend_a.q.val() & (!self.lost_service.val()) {
             self.new_hi.next = (self.d.val() + 1u64) & self.hi_max.val();
         }
-        self.serve.next = self.ph_b.q.val()
+        self.serve.next = self.ph_c.q.val()
             & (!self.vis_skip.q.val())
             & (!self.wr.val())
             & (!self.wr_r.q.val())
+            & (!self.wr_rr.q.val())
             & (!self.rst.val());
-        self.copy.next = self.stale_a.q.val() | self.svr_a.q.val() | self.svr_load.val();
+        // A capture at phase A's, B's or C's edge takes the row as read (its value until C).
+        self.copy.next =
+            self.stale_a.q.val() | self.svr_aa.q.val() | self.svr_a.q.val() | self.svr_load.val();
         // The flags of the row after this edge, compared on d (not on d + pend: no adder in front
         // of the compare).
         self.ones_new.next = self.d.val() == self.hi_max.val();
@@ -348,10 +373,10 @@ impl Logic for HiBank {
         self.s_ram.write_enable.next = self.serve.val() & self.copy.val();
         // A scan visit dropped for a write goes again: the scan steps back to it (a write every
         // few cycles must not starve the counters its visits fall on).
-        if self.ph_b.q.val()
+        if self.ph_c.q.val()
             & (!self.vis_pf.q.val())
             & (!self.vis_skip.q.val())
-            & (self.wr.val() | self.wr_r.q.val())
+            & (self.wr.val() | self.wr_r.q.val() | self.wr_rr.q.val())
         {
             self.scan_idx.d.next = self.vis_idx.q.val();
             self.scan_oh.d.next = self.vis_oh.q.val();
@@ -368,7 +393,7 @@ impl Logic for HiBank {
         if self.serve.val() & (self.vis_pf.q.val() | (self.vis_idx.q.val() == self.pf_idx.q.val()))
         {
             self.pf_r.d.next = self.new_hi.val();
-            self.spf_r.d.next = self.s_ram.read_data.val();
+            self.spf_r.d.next = self.sd_r.q.val();
             if self.copy.val() {
                 self.spf_r.d.next = self.d.val();
             }
@@ -400,6 +425,7 @@ impl Logic for HiBank {
             self.pf_ok.d.next = true;
         }
         self.wr_r.d.next = self.wr.val();
+        self.wr_rr.d.next = self.wr_r.q.val();
         // Per-counter state: the rows rewritten at this edge (`done`) take their new flags, lose
         // their pending carry (this edge's carry is pending anew) and are no longer fresh or
         // stale; a capture makes every other row stale.
@@ -432,10 +458,12 @@ impl Logic for HiBank {
             self.fresh.d.next = self.all.val();
             self.stale.d.next = self.all.val();
             self.ph_b.d.next = false;
+            self.ph_c.d.next = false;
             self.scan_idx.d.next = 0.into();
             self.scan_oh.d.next = 1u64.into();
             self.pf_ok.d.next = false;
             self.wr_r.d.next = false;
+            self.wr_rr.d.next = false;
         }
         self.pf.next = self.pf_r.q.val();
         self.spf.next = self.spf_r.q.val();

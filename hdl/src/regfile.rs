@@ -225,6 +225,13 @@ pub struct RegFile {
     rq_add: DFF<Bit>,
     /// A low word's bits [31:16] still take their pending carry (stage 2 adds 2^16).
     rq_addm: DFF<Bit>,
+    /// An SVR read in the cycle after a capture sees the counter (`svr_load`): stage 1 registers
+    /// the counter's word and pending-carry flags beside the shadow's, and `rq_sl` selects
+    /// them in stage 2, so the OR over the capture requests stays out of the read mux.
+    rq_ctr: DFF<Bits<32>>,
+    rq_cadd: DFF<Bit>,
+    rq_caddm: DFF<Bit>,
+    rq_sl: DFF<Bit>,
     rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
@@ -384,10 +391,8 @@ pub struct RegFile {
     /// at this edge, and reads of this cycle see those values (docs/behaviour.md "Capture").
     cap_r: DFF<Bit>,
     /// SVRn of the addressed counter as a read sees it (the counter itself while `cap_r`).
-    svr_lo_now: Signal<Local, Bits<32>>,
     svr_hi_now: Signal<Local, Bits<32>>,
     svr_hi_add: Signal<Local, Bit>,
-    svr_lo_add: Signal<Local, Bit>,
     svr_in: Signal<Local, Bit>,
     sel_slo: Signal<Local, Bits<32>>,
     sel_slo16: Signal<Local, Bits<16>>,
@@ -832,6 +837,10 @@ impl RegFile {
             rq_word: Default::default(),
             rq_add: Default::default(),
             rq_addm: Default::default(),
+            rq_ctr: Default::default(),
+            rq_cadd: Default::default(),
+            rq_caddm: Default::default(),
+            rq_sl: Default::default(),
             rq_done: Default::default(),
             irq: Default::default(),
             c_lo: (0..n).map(|_| Default::default()).collect(),
@@ -1027,10 +1036,8 @@ impl RegFile {
             svr_load: Default::default(),
             cap_now: Default::default(),
             cap_r: Default::default(),
-            svr_lo_now: Default::default(),
             svr_hi_now: Default::default(),
             svr_hi_add: Default::default(),
-            svr_lo_add: Default::default(),
             svr_in: Default::default(),
             sel_slo: Default::default(),
             sel_slo16: Default::default(),
@@ -1097,7 +1104,7 @@ impl Logic for RegFile {
             fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done, pf1_r,
             ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
             bank_wr_r, selp_r, selc_r, selmp_r, selmc_r, mpf1_r, mcand0_r, mcand1_r, mones0_r,
-            mones1_r, mm10_r, mm11_r, rq_addm
+            mones1_r, mm10_r, mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1222,13 +1229,9 @@ impl Logic for RegFile {
         // adder and no overflow logic sits in front of 2 x 32 x counters enables); in between,
         // the counter's value is the captured one.
         self.svr_load.next = self.cap_r.q.val() | self.ovf_cap_r.q.val().any();
-        self.svr_lo_now.next = self.sel_slo.val();
-        self.svr_lo_add.next = self.sel_smpend.val();
         self.svr_hi_now.next = self.spf_v.val();
         self.svr_hi_add.next = self.sel_spend.val();
         if self.svr_load.val() {
-            self.svr_lo_now.next = self.sel_lo.val();
-            self.svr_lo_add.next = self.msel_pend.val();
             self.svr_hi_now.next = self.pf_v.val();
             self.svr_hi_add.next = self.sel_pend.val();
         }
@@ -1245,7 +1248,8 @@ impl Logic for RegFile {
         self.pair_h.next =
             ((self.pair_base.q.val() & (!self.bmask.val())) | self.wbits.val()) & self.hi_max.val();
         // The write's outcome, staged during the hold (see `pair_pre`): every input is a
-        // register that does not change from the hold's fourth cycle to the access edge.
+        // register that does not change from the banks' prefetch (within HI_PREFETCH_CYCLES of the
+        // hold's first cycle) to the access edge.
         self.pair_pre.next = self.evc_in.val()
             & self.evc_hiword.val()
             & self.pair_open.q.val()
@@ -2072,6 +2076,10 @@ impl Logic for RegFile {
         self.rd_word.next = 0.into();
         self.rq_add.d.next = false;
         self.rq_addm.d.next = false;
+        self.rq_ctr.d.next = 0.into();
+        self.rq_cadd.d.next = false;
+        self.rq_caddm.d.next = false;
+        self.rq_sl.d.next = false;
         if self.evc_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.q.val() {
@@ -2092,18 +2100,19 @@ impl Logic for RegFile {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
                     self.rq_add.d.next = self.snap_add.q.val();
                 } else {
-                    // The SVR, or the counter in the cycle after a capture (see `svr_load`).
-                    if self.svr_load.val() {
-                        self.rd_word.next = self.rd_word.val() | self.pf_v.val();
-                        self.rq_add.d.next = self.sel_pend.val();
-                    } else {
-                        self.rd_word.next = self.rd_word.val() | self.spf_v.val();
-                        self.rq_add.d.next = self.sel_spend.val();
-                    }
+                    // The SVR, or the counter in the cycle after a capture (`rq_sl`).
+                    self.rd_word.next = self.rd_word.val() | self.spf_v.val();
+                    self.rq_add.d.next = self.sel_spend.val();
+                    self.rq_ctr.d.next = self.pf_v.val();
+                    self.rq_cadd.d.next = self.sel_pend.val();
+                    self.rq_sl.d.next = self.svr_load.val();
                 }
             } else {
-                self.rd_word.next = self.rd_word.val() | self.svr_lo_now.val();
-                self.rq_addm.d.next = self.svr_lo_add.val();
+                self.rd_word.next = self.rd_word.val() | self.sel_slo.val();
+                self.rq_addm.d.next = self.sel_smpend.val();
+                self.rq_ctr.d.next = self.sel_lo.val();
+                self.rq_caddm.d.next = self.msel_pend.val();
+                self.rq_sl.d.next = self.svr_load.val();
             }
         }
         if self.evt_in.val() {
@@ -2119,6 +2128,7 @@ impl Logic for RegFile {
             self.rq_misc.d.next = 0.into();
             self.rq_add.d.next = false;
             self.rq_addm.d.next = false;
+            self.rq_sl.d.next = false;
         }
         self.rq_done.d.next = self.req_rd.val();
         // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
@@ -2129,6 +2139,15 @@ impl Logic for RegFile {
         }
         if self.rq_addm.q.val() {
             self.rd_data.next = self.rq_word.q.val() + 0x1_0000u64;
+        }
+        if self.rq_sl.q.val() {
+            self.rd_data.next = self.rq_ctr.q.val();
+            if self.rq_cadd.q.val() {
+                self.rd_data.next = (self.rq_ctr.q.val() + 1u64) & self.hi_max.val();
+            }
+            if self.rq_caddm.q.val() {
+                self.rd_data.next = self.rq_ctr.q.val() + 0x1_0000u64;
+            }
         }
         if !self.rq_done.q.val() {
             self.rd_data.next = 0.into();
