@@ -7,8 +7,8 @@
 //!
 //! ```text
 //!   carry[63:0] (low-word carries at this edge) ──► pend[n] ──────────────────────► pend
-//!   paddr[idx+5:idx] (live) ──► tgt_idx ┐   tgt_sel (one-hot: the held or accessed counter)
-//!                                       ▼
+//!   paddr[idx+5:idx] (live) ──► tgt_idx ┐   tgt_sel (one-hot: the decoded element), tgt_any
+//!                                       ▼   (a counter is held or accessed: tgt_sel means it)
 //!   phase A: target = the addressed counter while pf does not hold it (the prefetch), else the
 //!            scan pointer ──► c_ram / s_ram read address; vis_idx, vis_oh, and the target's
 //!            pend / fresh / stale flags as of this cycle (pend_a, fresh_a, stale_a)
@@ -29,7 +29,7 @@
 //! The value of counter n is ((c_ram[n] + pend[n]) << 32) | lo; of SVRn, ((stale[n] ? c_ram[n] :
 //! s_ram[n]) + s_pend[n]) << 32 | s_lo. Every pending carry is served within
 //! [`hi_service_bound`] cycles, under any traffic the register file presents (held transfers of
-//! at least 10 cycles with a cycle of nothing addressed between them: `tgt_sel` = 0). A visit
+//! at least 10 cycles with a cycle of nothing addressed between them: `tgt_any` = 0). A visit
 //! takes 3 cycles; of the at least 3 visits in a transfer and its gap, at most one is its
 //! prefetch, which serves the addressed counter, and one a scan visit dropped for a write, which
 //! the scan then repeats; the rest advance the scan (at least one per 12 cycles). A 16-bit low
@@ -85,8 +85,13 @@ pub struct HiBank {
     /// The live PADDR: its element index (bits [idx_lsb + 5 : idx_lsb]) is registered here
     /// (with the decoder's `tgt_sel`).
     pub paddr: Signal<In, Bits<32>>,
-    /// The addressed counter, one-hot (registered decode; 0 outside the EVCNTR/SVR regions).
+    /// The decoded element, one-hot (the registered decode of the last PADDR): the addressed
+    /// counter while `tgt_any`, and ignored otherwise.
     pub tgt_sel: Signal<In, Bits<64>>,
+    /// An EVCNTR or SVR transfer is held or in its access cycle (`tgt_sel` is its counter).
+    /// A separate bit from the caller's registers: no OR over the counters in front of the
+    /// choice of the row to visit (the 16x32 critical path went through it).
+    pub tgt_any: Signal<In, Bit>,
     /// An EVCNTR write to the addressed counter at this edge, its new upper word, and whether
     /// that word is all ones, or all ones less one (the caller compares ahead of time).
     pub wr: Signal<In, Bit>,
@@ -155,6 +160,7 @@ pub struct HiBank {
     d: Signal<Local, Bits<32>>,
     new_hi: Signal<Local, Bits<32>>,
     serve: Signal<Local, Bit>,
+    serve_v: Signal<Local, Bit>,
     copy: Signal<Local, Bit>,
     done: Signal<Local, Bits<64>>,
     ones_new: Signal<Local, Bit>,
@@ -194,6 +200,7 @@ impl HiBank {
             carry: Default::default(),
             paddr: Default::default(),
             tgt_sel: Default::default(),
+            tgt_any: Default::default(),
             wr: Default::default(),
             wr_val: Default::default(),
             wr_ones: Default::default(),
@@ -247,6 +254,7 @@ impl HiBank {
             d: Default::default(),
             new_hi: Default::default(),
             serve: Default::default(),
+            serve_v: Default::default(),
             copy: Default::default(),
             done: Default::default(),
             ones_new: Default::default(),
@@ -285,7 +293,7 @@ impl Logic for HiBank {
         // ---- Phase A: choose the row to visit. The addressed counter first while the prefetch
         // does not hold it; otherwise the scan (which then advances).
         self.pf_hit.next = self.pf_ok.q.val() & (self.pf_idx.q.val() == self.tgt_idx.q.val());
-        self.want_pf.next = self.tgt_sel.val().any() & (!self.pf_hit.val());
+        self.want_pf.next = self.tgt_any.val() & (!self.pf_hit.val());
         self.a_idx.next = self.scan_idx.q.val();
         if self.want_pf.val() {
             self.a_idx.next = self.tgt_idx.q.val();
@@ -322,7 +330,8 @@ impl Logic for HiBank {
                 // computes a write's outcome from `pf` ahead of the access cycle, so `pf`
                 // must not move under it (its pending carry is served by the next prefetch or
                 // folded by a write).
-                self.vis_skip.d.next = (self.scan_oh.q.val() & self.tgt_sel.val()).any();
+                self.vis_skip.d.next =
+                    self.tgt_any.val() & (self.scan_oh.q.val() & self.tgt_sel.val()).any();
                 // The scan: counters 0 .. last, one-hot beside the index.
                 self.scan_idx.d.next = self.scan_idx.q.val() + 1u64;
                 // (Masked to the counters: the bits above are constant 0 and synthesize away.)
@@ -348,12 +357,14 @@ impl Logic for HiBank {
         if self.pend_a.q.val() & (!self.lost_service.val()) {
             self.new_hi.next = (self.d.val() + 1u64) & self.hi_max.val();
         }
-        self.serve.next = self.ph_c.q.val()
+        // (`serve_v` leaves out this edge's write, which overrides the prefetch registers after
+        // it: the write strobe reaches them through one select, not through the visit's logic.)
+        self.serve_v.next = self.ph_c.q.val()
             & (!self.vis_skip.q.val())
-            & (!self.wr.val())
             & (!self.wr_r.q.val())
             & (!self.wr_rr.q.val())
             & (!self.rst.val());
+        self.serve.next = self.serve_v.val() & (!self.wr.val());
         // A capture at phase A's, B's or C's edge takes the row as read (its value until C).
         self.copy.next =
             self.stale_a.q.val() | self.svr_aa.q.val() | self.svr_a.q.val() | self.svr_load.val();
@@ -390,7 +401,8 @@ impl Logic for HiBank {
             }
         }
         // The prefetch follows every visit of its row, and takes the addressed row's first.
-        if self.serve.val() & (self.vis_pf.q.val() | (self.vis_idx.q.val() == self.pf_idx.q.val()))
+        if self.serve_v.val()
+            & (self.vis_pf.q.val() | (self.vis_idx.q.val() == self.pf_idx.q.val()))
         {
             self.pf_r.d.next = self.new_hi.val();
             self.spf_r.d.next = self.sd_r.q.val();
@@ -418,6 +430,8 @@ impl Logic for HiBank {
             self.ones_new.next = self.wr_ones.val();
             self.m1_new.next = self.wr_m1.val();
             self.pf_r.d.next = self.wr_val.val();
+            // The written counter's shadow is unchanged, unless a capture takes the old value.
+            self.spf_r.d.next = self.spf_r.q.val();
             if self.svr_load.val() {
                 self.spf_r.d.next = self.pf_r.q.val();
             }
@@ -448,7 +462,7 @@ impl Logic for HiBank {
         // Nothing addressed: the prefetch is dropped, so every transfer begins with a visit of
         // its counter that serves its pending carry (the scan leaves an addressed counter alone;
         // a counter read in a loop is served by its transfers' prefetches).
-        if !self.tgt_sel.val().any() {
+        if !self.tgt_any.val() {
             self.pf_ok.d.next = false;
         }
         if self.rst.val() {

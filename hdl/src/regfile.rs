@@ -152,9 +152,11 @@ pub struct RegFile {
     /// The addressed counter's upper word after an EVCNTR write at this edge.
     bank_wr_val: Signal<Local, Bits<32>>,
     /// A permitted EVCNTR write is in its last held cycle: registered, so the bank's write
-    /// strobe (wide fan-out) starts from a flip-flop (ANDed with `req_wr`: a reset in that
-    /// cycle drops the transfer).
+    /// strobe (wide fan-out) is a flip-flop (the banks' `wr`).
     bank_wr_r: DFF<Bit>,
+    /// Likewise, the held write is the high word of the open pair (a paired high write in its
+    /// access cycle): the overflow of the counters selects its rebase's from a flip-flop.
+    pair_wr_r: DFF<Bit>,
     /// EVTYPERn's readback storage (block RAM; EVTYPER_RAM_IDX_BITS address bits): nothing on
     /// the event path reads it (the event decode and filter registers take a written value
     /// from the write itself), so its bits cost no flip-flops. Read with the live PADDR's index
@@ -198,11 +200,12 @@ pub struct RegFile {
     /// The counter being built is enabled in this cycle (CR.E and CNTEN[n]).
     ctr_en: Signal<Local, Bit>,
     wr_lo: Signal<Local, Bit>,
-    wr_hi: Signal<Local, Bit>,
     wr_evt: Signal<Local, Bit>,
     inc: Signal<Local, Bits<16>>,
     /// The carry out of the 16-bit low word, and out of bit 31 (`carry16` & mid's `at_max`).
     carry16: Signal<Local, Bit>,
+    /// The banks' `tgt_any`: an EVCNTR or SVR transfer is held or in its access cycle.
+    bank_tgt_any: Signal<Local, Bit>,
     carry: Signal<Local, Bit>,
     lo_next: Signal<Local, Bits<16>>,
     ovf: Signal<Local, Bit>,
@@ -232,6 +235,16 @@ pub struct RegFile {
     rq_cadd: DFF<Bit>,
     rq_caddm: DFF<Bit>,
     rq_sl: DFF<Bit>,
+    /// Bits [15:0] of `rq_word` / `rq_ctr` are all ones (a +1 carries into bit 16), from
+    /// stage 1's sources: stage 2's increments are two 16-bit carry chains side by side, not
+    /// one of 32 bits in front of PRDATA.
+    rq_lo1: DFF<Bit>,
+    rq_clo1: DFF<Bit>,
+    /// Stage 2's increments: each half of `rq_word` and `rq_ctr` plus one.
+    inc_lo: Signal<Local, Bits<32>>,
+    inc_hi: Signal<Local, Bits<32>>,
+    inc_clo: Signal<Local, Bits<32>>,
+    inc_chi: Signal<Local, Bits<32>>,
     rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
@@ -310,8 +323,7 @@ pub struct RegFile {
     fd_sel: DFF<Bits<64>>,
     fd_evtw: DFF<Bit>,
     fd_wr0: DFF<Bit>,
-    /// This access is the paired high write; H (B merged with the written bytes per PSTRB).
-    pair_hit: Signal<Local, Bit>,
+    /// H (B merged with the written bytes per PSTRB).
     pair_h: Signal<Local, Bits<32>>,
     /// An EVCNTR write's outcome, computed during its hold from registers that the hold keeps
     /// still (the request, the pair registers, the prefetched upper word `pf`, which the bank
@@ -839,6 +851,12 @@ impl RegFile {
             rq_addm: Default::default(),
             rq_ctr: Default::default(),
             rq_cadd: Default::default(),
+            rq_lo1: Default::default(),
+            rq_clo1: Default::default(),
+            inc_lo: Default::default(),
+            inc_hi: Default::default(),
+            inc_clo: Default::default(),
+            inc_chi: Default::default(),
             rq_caddm: Default::default(),
             rq_sl: Default::default(),
             rq_done: Default::default(),
@@ -863,6 +881,7 @@ impl RegFile {
             at_max_v: Default::default(),
             bank_wr_val: Default::default(),
             bank_wr_r: Default::default(),
+            pair_wr_r: Default::default(),
             evt_ram: Default::default(),
             fresh: FreshFlags::new(n),
             smr_ram: Default::default(),
@@ -911,10 +930,10 @@ impl RegFile {
             is_lane: Default::default(),
             ctr_en: Default::default(),
             wr_lo: Default::default(),
-            wr_hi: Default::default(),
             wr_evt: Default::default(),
             inc: Default::default(),
             carry16: Default::default(),
+            bank_tgt_any: Default::default(),
             carry: Default::default(),
             lo_next: Default::default(),
             ovf: Default::default(),
@@ -978,7 +997,6 @@ impl RegFile {
             fd_wr0: Default::default(),
             pair_key: Default::default(),
             pair_base: Default::default(),
-            pair_hit: Default::default(),
             pair_h: Default::default(),
             pair_pre: Default::default(),
             pf1_r: Default::default(),
@@ -1103,8 +1121,9 @@ impl Logic for RegFile {
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
             fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done, pf1_r,
             ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
-            bank_wr_r, selp_r, selc_r, selmp_r, selmc_r, mpf1_r, mcand0_r, mcand1_r, mones0_r,
-            mones1_r, mm10_r, mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl
+            bank_wr_r, pair_wr_r, selp_r, selc_r, selmp_r, selmc_r, mpf1_r, mcand0_r, mcand1_r,
+            mones0_r, mones1_r, mm10_r, mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1,
+            rq_clo1
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1240,7 +1259,11 @@ impl Logic for RegFile {
         // B = the counter's high part; the next EVCNTR write closes it; a high-word write to the
         // paired counter rebases its high part to H + c (c = carries since the low write) and
         // lets it count at this edge, so {H, L} behaves as written whole at the low write.
-        self.pair_hit.next = self.wr_ok.val()
+        // The paired high write, decided in its last held cycle (the transfer's address, PPROT
+        // and the pair are stable through its hold; only a reset at that edge drops the write,
+        // and then `rst` clears every overflow at the next), so its access edge reads a register.
+        self.pair_wr_r.d.next = self.held_wr_last.val()
+            & (!self.blocked.val())
             & self.evc_in.val()
             & self.evc_hiword.val()
             & self.pair_open.q.val()
@@ -1698,7 +1721,6 @@ impl Logic for RegFile {
             // Write strobes of counter n (only a write cycle compares the index).
             self.filt_load.next = false;
             self.wr_lo.next = false;
-            self.wr_hi.next = false;
             self.wr_evt.next = false;
             // The registered decode of the previous edge's EVTYPER/SMR write.
             if self.fd_filt.q.val() {
@@ -1712,8 +1734,6 @@ impl Logic for RegFile {
                 self.wr_lo.next = self.evc_in.val()
                     & (!self.evc_hiword.val())
                     & (self.dec.evc_sel.val().get_bit(n));
-                self.wr_hi.next =
-                    self.evc_in.val() & self.evc_hiword.val() & (self.dec.evc_sel.val().get_bit(n));
                 self.wr_evt.next = self.evt_in.val() & self.dec.arr_sel.val().get_bit(n);
             }
             self.f_care[n].d.next = self.f_care[n].q.val();
@@ -1756,12 +1776,10 @@ impl Logic for RegFile {
                 // Bytes 0-1 here; bytes 2-3 go to mid's row (`mbank_wr_val`).
                 self.lo_next.next = (self.lo_next.val() & (!self.blo16.val())) | self.wlo16.val();
             }
-            if self.wr_hi.val() {
-                // The upper word is written in the bank (`bank_wr_val`); a paired write counts
-                // at this edge, and its overflow is the rebase's.
-                if self.pair_hit.val() {
-                    self.ovf.next = (self.carry.val() & self.wr_ones.val()) | self.wr_wrap.val();
-                }
+            // The upper word is written in the bank (`bank_wr_val`); a paired write counts at
+            // this edge, and its overflow is the rebase's (`pair_wr_r`).
+            if self.pair_wr_r.q.val() & self.dec.evc_sel.val().get_bit(n) {
+                self.ovf.next = (self.carry.val() & self.wr_ones.val()) | self.wr_wrap.val();
             }
             if self.wr_evt.val() {
                 self.c_ovfcap[n].d.next =
@@ -1835,13 +1853,17 @@ impl Logic for RegFile {
         self.mid.rst.next = self.rst.val();
         self.mid.carry.next = self.mcarry_pack.word.val();
         self.mid.paddr.next = self.paddr.val();
-        self.mid.tgt_sel.next = 0.into();
-        if (self.dec.evc_in.val() | self.dec.svr_in.val())
-            & (self.held.val() | self.req_rd.val() | self.req_wr.val())
-        {
-            self.mid.tgt_sel.next = self.dec.evc_sel.val();
-        }
-        self.mid.wr.next = self.bank_wr_r.q.val() & self.req_wr.val();
+        // The addressed element: an EVCNTR or SVR transfer held or in its access cycle (from
+        // registers; the decoder's select needs no gate, the banks take the bit beside it).
+        self.bank_tgt_any.next = (self.dec.evc_in.val() | self.dec.svr_in.val())
+            & (self.held.val() | self.req_rd.val() | self.req_wr.val());
+        self.mid.tgt_sel.next = self.dec.evc_sel.val();
+        self.mid.tgt_any.next = self.bank_tgt_any.val();
+        // The write is performed in the cycle after its last held cycle, which `bank_wr_r`
+        // registers: a register, not an AND with `req_wr`, in front of the banks' write logic
+        // (the two differ only when PRESETn is low at that edge: then `rst` is high at the
+        // next, and the banks reset every flag the write would have set).
+        self.mid.wr.next = self.bank_wr_r.q.val();
         self.mid.wr_val.next = self.mbank_wr_val.val();
         self.mid.wr_ones.next = self.mwr_ones.val();
         self.mid.wr_m1.next = self.mwr_m1.val();
@@ -1851,13 +1873,9 @@ impl Logic for RegFile {
             self.bank[b].rst.next = self.rst.val();
             self.bank[b].carry.next = self.carry_pack.word.val();
             self.bank[b].paddr.next = self.paddr.val();
-            self.bank[b].tgt_sel.next = 0.into();
-            if (self.dec.evc_in.val() | self.dec.svr_in.val())
-                & (self.held.val() | self.req_rd.val() | self.req_wr.val())
-            {
-                self.bank[b].tgt_sel.next = self.dec.evc_sel.val();
-            }
-            self.bank[b].wr.next = self.bank_wr_r.q.val() & self.req_wr.val();
+            self.bank[b].tgt_sel.next = self.dec.evc_sel.val();
+            self.bank[b].tgt_any.next = self.bank_tgt_any.val();
+            self.bank[b].wr.next = self.bank_wr_r.q.val();
             self.bank[b].wr_val.next = self.bank_wr_val.val();
             self.bank[b].wr_ones.next = self.wr_ones.val();
             self.bank[b].wr_m1.next = self.wr_m1.val();
@@ -2074,6 +2092,8 @@ impl Logic for RegFile {
             self.rd_misc.next = self.rd_misc.val() | self.ovs.q.val().get_bits::<32>(32);
         }
         self.rd_word.next = 0.into();
+        self.rq_lo1.d.next = false;
+        self.rq_clo1.d.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
         self.rq_add.d.next = false;
         self.rq_addm.d.next = false;
         self.rq_ctr.d.next = 0.into();
@@ -2085,9 +2105,11 @@ impl Logic for RegFile {
                 if self.snap_hit.q.val() {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
                     self.rq_add.d.next = self.snap_add.q.val();
+                    self.rq_lo1.d.next = (self.snap.q.val() & 0xFFFFu64) == 0xFFFFu64;
                 } else {
                     self.rd_word.next = self.rd_word.val() | self.pf_v.val();
                     self.rq_add.d.next = self.sel_pend.val();
+                    self.rq_lo1.d.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
                 }
             } else {
                 self.rd_word.next = self.rd_word.val() | self.sel_lo.val();
@@ -2099,10 +2121,12 @@ impl Logic for RegFile {
                 if self.snap_hit.q.val() {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
                     self.rq_add.d.next = self.snap_add.q.val();
+                    self.rq_lo1.d.next = (self.snap.q.val() & 0xFFFFu64) == 0xFFFFu64;
                 } else {
                     // The SVR, or the counter in the cycle after a capture (`rq_sl`).
                     self.rd_word.next = self.rd_word.val() | self.spf_v.val();
                     self.rq_add.d.next = self.sel_spend.val();
+                    self.rq_lo1.d.next = (self.spf_v.val() & 0xFFFFu64) == 0xFFFFu64;
                     self.rq_ctr.d.next = self.pf_v.val();
                     self.rq_cadd.d.next = self.sel_pend.val();
                     self.rq_sl.d.next = self.svr_load.val();
@@ -2133,20 +2157,35 @@ impl Logic for RegFile {
         self.rq_done.d.next = self.req_rd.val();
         // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
         // high part (high parts are K bits wide: wrap at hi_max).
+        // (Each 32-bit increment as two 16-bit ones: the upper half takes +1 for 2^16, or for
+        // 1 when the lower half is all ones, `rq_lo1`.)
+        self.inc_lo.next = (self.rq_word.q.val() + 1u64) & 0xFFFFu64;
+        self.inc_hi.next = ((self.rq_word.q.val() >> 16u64) + 1u64) << 16u64;
+        self.inc_clo.next = (self.rq_ctr.q.val() + 1u64) & 0xFFFFu64;
+        self.inc_chi.next = ((self.rq_ctr.q.val() >> 16u64) + 1u64) << 16u64;
         self.rd_data.next = self.rq_word.q.val() | self.rq_misc.q.val();
         if self.rq_add.q.val() {
-            self.rd_data.next = (self.rq_word.q.val() + 1u64) & self.hi_max.val();
+            self.rd_data.next =
+                ((self.rq_word.q.val() & 0xFFFF_0000u64) | self.inc_lo.val()) & self.hi_max.val();
+            if self.rq_lo1.q.val() {
+                self.rd_data.next = (self.inc_hi.val() | self.inc_lo.val()) & self.hi_max.val();
+            }
         }
         if self.rq_addm.q.val() {
-            self.rd_data.next = self.rq_word.q.val() + 0x1_0000u64;
+            self.rd_data.next = self.inc_hi.val() | (self.rq_word.q.val() & 0xFFFFu64);
         }
         if self.rq_sl.q.val() {
             self.rd_data.next = self.rq_ctr.q.val();
             if self.rq_cadd.q.val() {
-                self.rd_data.next = (self.rq_ctr.q.val() + 1u64) & self.hi_max.val();
+                self.rd_data.next = ((self.rq_ctr.q.val() & 0xFFFF_0000u64) | self.inc_clo.val())
+                    & self.hi_max.val();
+                if self.rq_clo1.q.val() {
+                    self.rd_data.next =
+                        (self.inc_chi.val() | self.inc_clo.val()) & self.hi_max.val();
+                }
             }
             if self.rq_caddm.q.val() {
-                self.rd_data.next = self.rq_ctr.q.val() + 0x1_0000u64;
+                self.rd_data.next = self.inc_chi.val() | (self.rq_ctr.q.val() & 0xFFFFu64);
             }
         }
         if !self.rq_done.q.val() {

@@ -66,6 +66,30 @@ pub struct HiOutputs {
     pub at_max: u64,
 }
 
+/// The bank's `tgt_sel` / `tgt_any` ports from a cycle's `tgt_sel` (the addressed counter, or 0):
+/// with nothing addressed the port keeps the last counter addressed (as the register file's
+/// decoder holds a stale element select), so a bank that used `tgt_sel` without `tgt_any`
+/// fails the block tests.
+#[derive(Clone, Copy, Debug)]
+struct StaleSelect {
+    last: u64,
+}
+
+impl Default for StaleSelect {
+    fn default() -> Self {
+        StaleSelect { last: 1 }
+    }
+}
+
+impl StaleSelect {
+    fn drive(&mut self, tgt_sel: u64) -> (u64, bool) {
+        if tgt_sel != 0 {
+            self.last = tgt_sel;
+        }
+        (self.last, tgt_sel != 0)
+    }
+}
+
 /// One clock cycle of a bank: apply the inputs, sample the outputs, then the rising edge.
 pub trait HiBankDut {
     fn cycle(&mut self, inputs: &HiInputs) -> HiOutputs;
@@ -75,13 +99,17 @@ pub trait HiBankDut {
 /// The RustHDL block, simulated natively.
 pub struct NativeHiBank {
     bank: HiBank,
+    sel: StaleSelect,
 }
 
 impl NativeHiBank {
     pub fn new(counters: usize, counter_bits: u32, fault: Option<HiBankFault>) -> Self {
         let mut bank = HiBank::new(counters, counter_bits - 32, HI_IDX_LSB, fault);
         bank.connect_all();
-        NativeHiBank { bank }
+        NativeHiBank {
+            bank,
+            sel: StaleSelect::default(),
+        }
     }
 
     fn settle(&mut self) {
@@ -101,7 +129,9 @@ impl HiBankDut for NativeHiBank {
         b.rst.next = i.rst;
         b.carry.next = i.carry.into();
         b.paddr.next = (i.paddr as u64).into();
-        b.tgt_sel.next = i.tgt_sel.into();
+        let (sel, any) = self.sel.drive(i.tgt_sel);
+        b.tgt_sel.next = sel.into();
+        b.tgt_any.next = any;
         b.wr.next = i.wr;
         b.wr_val.next = (i.wr_val as u64).into();
         b.wr_ones.next = i.wr_ones;
@@ -131,8 +161,9 @@ impl HiBankDut for NativeHiBank {
 pub struct VerilatorHiBank {
     model: VerilatedModel,
     clock: usize,
-    ins: [usize; 9],
+    ins: [usize; 10],
     outs: [usize; 5],
+    sel: StaleSelect,
 }
 
 impl VerilatorHiBank {
@@ -151,10 +182,11 @@ impl VerilatorHiBank {
             })
         };
         let in_names = [
-            "rst", "carry", "paddr", "tgt_sel", "wr", "wr_val", "wr_ones", "wr_m1", "svr_load",
+            "rst", "carry", "paddr", "tgt_sel", "tgt_any", "wr", "wr_val", "wr_ones", "wr_m1",
+            "svr_load",
         ];
         let out_names = ["pf", "spf", "ready", "pend", "at_max"];
-        let mut ins = [0; 9];
+        let mut ins = [0; 10];
         for (p, n) in ins.iter_mut().zip(in_names) {
             *p = port(n)?;
         }
@@ -167,19 +199,22 @@ impl VerilatorHiBank {
             ins,
             outs,
             model,
+            sel: StaleSelect::default(),
         })
     }
 }
 
 impl HiBankDut for VerilatorHiBank {
     fn cycle(&mut self, i: &HiInputs) -> HiOutputs {
+        let (sel, any) = self.sel.drive(i.tgt_sel);
         let m = &mut self.model;
         m.set(self.clock, 0);
         let vals = [
             i.rst as u64,
             i.carry,
             i.paddr as u64,
-            i.tgt_sel,
+            sel,
+            any as u64,
             i.wr as u64,
             i.wr_val as u64,
             i.wr_ones as u64,
@@ -217,6 +252,8 @@ pub struct HiBankModel {
     pub u: Vec<u64>,
     /// Per counter: its shadow's upper word, less the pending carry taken with the capture.
     pub w: Vec<u64>,
+    /// Per counter: for how many cycles its `pend` has been set (the service bound's check).
+    pub pend_age: Vec<u64>,
 }
 
 impl HiBankModel {
@@ -227,6 +264,7 @@ impl HiBankModel {
             hi_max: (1u64 << (counter_bits - 32)) - 1,
             u: vec![0; counters],
             w: vec![0; counters],
+            pend_age: vec![0; counters],
         }
     }
 
@@ -242,6 +280,7 @@ impl HiBankModel {
     pub fn reset(&mut self) {
         self.u.fill(0);
         self.w.fill(0);
+        self.pend_age.fill(0);
     }
 
     /// Per counter: its upper word is all ones (a carry now overflows it).
@@ -260,6 +299,15 @@ impl HiBankModel {
                 "pend {:#x} has bits of unimplemented counters",
                 out.pend
             ));
+        }
+        // The bank's contract: every pending carry is served within the service bound.
+        let bound = pmcg_hdl::hi_bank::hi_service_bound(self.counters);
+        for (n, age) in self.pend_age.iter().enumerate() {
+            if out.pend >> n & 1 == 1 && *age >= bound {
+                return Err(format!(
+                    "counter {n}: a carry pending for {age} cycles, beyond the service bound {bound}"
+                ));
+            }
         }
         let want = self.at_max();
         if out.at_max & all != want {
@@ -296,6 +344,9 @@ impl HiBankModel {
         if i.rst {
             self.reset();
             return 0;
+        }
+        for (n, age) in self.pend_age.iter_mut().enumerate() {
+            *age = if pend >> n & 1 == 1 { *age + 1 } else { 0 };
         }
         let m = self.hi_max;
         if i.svr_load {
