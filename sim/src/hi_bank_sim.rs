@@ -17,7 +17,10 @@
 //! own `s_pend`). It does not predict when the bank serves a carry: it takes the bank's `pend`
 //! as the caller does, and checks that `pf + pend` is the counter's upper word and `spf` its
 //! shadow's whenever `ready`, that `at_max` is exact for every counter in every cycle, that a
-//! carry shows in `pend` at once and `pend` rises on a carry only, and `ready`'s bound.
+//! carry shows in `pend` at once and `pend` rises on a carry only, `ready`'s bound, and that no
+//! carry stays pending longer than the service bound (`hi_service_bound`). With nothing
+//! addressed the harness drives `tgt_sel` with the last counter addressed (`tgt_any` low), as
+//! the register file's decoder leaves a stale select.
 //! [`IdealHiBank`] (the contract's simplest bank, in plain Rust) checks the harness itself.
 //!
 //! Debugging: `PMCG_HI_BANK_TRACE=N` appends the last N cycles to a run's error
