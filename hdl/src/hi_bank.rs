@@ -146,6 +146,10 @@ pub struct HiBank {
     spf_r: DFF<Bits<32>>,
     pf_idx: DFF<Bits<6>>,
     pf_ok: DFF<Bit>,
+    /// `pf_idx == tgt_idx`, kept exactly in a flip-flop (compared on both registers' next
+    /// values): the choice of the row to visit is one gate on registers, not a 6-bit compare
+    /// in front of the block RAM's address and the scan's enable (the 16x64 critical path).
+    pf_eq: DFF<Bit>,
     // Locals.
     pf_hit: Signal<Local, Bit>,
     want_pf: Signal<Local, Bit>,
@@ -241,6 +245,7 @@ impl HiBank {
             spf_r: Default::default(),
             pf_idx: Default::default(),
             pf_ok: Default::default(),
+            pf_eq: Default::default(),
             pf_hit: Default::default(),
             want_pf: Default::default(),
             a_idx: Default::default(),
@@ -280,7 +285,7 @@ impl Logic for HiBank {
         dff_setup!(
             self, clock, pend_r, ones, ones_m1, stale, fresh, tgt_idx, ph_b, ph_c, d_r, sd_r,
             vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a, stale_a, svr_a, svr_aa, scan_idx,
-            scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok
+            scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok, pf_eq
         );
         self.c_ram.read_clock.next = self.clock.val();
         self.c_ram.write_clock.next = self.clock.val();
@@ -292,7 +297,7 @@ impl Logic for HiBank {
         self.tgt_idx.d.next = self.idx_word.val().get_bits::<6>(0);
         // ---- Phase A: choose the row to visit. The addressed counter first while the prefetch
         // does not hold it; otherwise the scan (which then advances).
-        self.pf_hit.next = self.pf_ok.q.val() & (self.pf_idx.q.val() == self.tgt_idx.q.val());
+        self.pf_hit.next = self.pf_ok.q.val() & self.pf_eq.q.val();
         self.want_pf.next = self.tgt_any.val() & (!self.pf_hit.val());
         self.a_idx.next = self.scan_idx.q.val();
         if self.want_pf.val() {
@@ -437,6 +442,15 @@ impl Logic for HiBank {
             }
             self.pf_idx.d.next = self.tgt_idx.q.val();
             self.pf_ok.d.next = true;
+        }
+        // `pf_eq` at the next edge: `pf_idx` there (unchanged, the visit's row, or the written
+        // one, as chosen above) against the element index registered there.
+        self.pf_eq.d.next = self.pf_idx.q.val() == self.idx_word.val().get_bits::<6>(0);
+        if self.serve_v.val() & self.vis_pf.q.val() {
+            self.pf_eq.d.next = self.vis_idx.q.val() == self.idx_word.val().get_bits::<6>(0);
+        }
+        if self.wr.val() {
+            self.pf_eq.d.next = self.tgt_idx.q.val() == self.idx_word.val().get_bits::<6>(0);
         }
         self.wr_r.d.next = self.wr.val();
         self.wr_rr.d.next = self.wr_r.q.val();

@@ -36,7 +36,8 @@
 //!                                 └──────────────────────────────────────────────────────┘
 //!   carry = carry16 & m_at_max[n] (the carry out of bit 31, exact at its edge) ──►
 //!   bank[0]: HiBank of bits [63:32] (64-bit counters only): pend[n], pf/spf, at_max[n]
-//!   ovf = carry & (narrow | at_max[n])  ──► ovf_pack ──► OVS, export
+//!   ovf = carry & (narrow | at_max[n])  ──► ovf_pack ──► export_r ──► OVS one edge later
+//!   (reads and OVS writes see OVS | export_r: the overflow is in OVS from its own edge)
 //!   EVCNTR write: its outcome staged during the hold from mpf and pf (for each pending carry
 //!   = 0 and 1: the row, all ones / all ones less one, a pair's wrap); the access cycle selects
 //!   by the pending carries; every EVCNTR write rewrites both rows (pending carries folded in)
@@ -204,6 +205,12 @@ pub struct RegFile {
     inc: Signal<Local, Bits<16>>,
     /// The carry out of the 16-bit low word, and out of bit 31 (`carry16` & mid's `at_max`).
     carry16: Signal<Local, Bit>,
+    /// `carry4_table`'s index: the match register (inc) above the low word's bits [3:0].
+    c4_idx: Signal<Local, Bits<8>>,
+    /// Bit (inc x 16 + lo[3:0]) is lo[3:0] + inc > 15: a lookup Yosys makes plain logic (two
+    /// LUT levels placed freely), where the 5-bit add became a carry chain fixed in a column
+    /// between the match register and the overflow logic (the 16x32 and 16x64 critical path).
+    carry4_table: Constant<Bits<256>>,
     /// The banks' `tgt_any`: an EVCNTR or SVR transfer is held or in its access cycle.
     bank_tgt_any: Signal<Local, Bit>,
     carry: Signal<Local, Bit>,
@@ -295,6 +302,12 @@ pub struct RegFile {
     cnten: DFF<Bits<64>>,
     inten: DFF<Bits<64>>,
     ovs: DFF<Bits<64>>,
+    /// OVS as software sees it: `ovs` with the last edge's overflows (`export_r`) ORed in. The
+    /// overflows of an edge reach `ovs` one edge later, so every overflow's flip-flops sit near
+    /// its counter (no OVS write logic behind the overflow); at every edge `ovs_eff` is what
+    /// OVS would be with the overflows written at their own edge (10.2.1), and reads and OVS
+    /// writes act on it.
+    ovs_eff: Signal<Local, Bits<64>>,
     snap: DFF<Bits<32>>,
     /// The snapshot's pending carry, added by the read mux's second stage (no adder in front
     /// of the snapshot register).
@@ -410,6 +423,18 @@ pub struct RegFile {
     sel_slo16: Signal<Local, Bits<16>>,
     sel_spend: Signal<Local, Bit>,
     sel_smpend: Signal<Local, Bit>,
+    /// The addressed shadow's pending carries one edge ago (`selsp_r`, `selsmp_r`) and whether a
+    /// capture (or a reset) rewrote every shadow's at that edge (`svrl_r`: then they are the
+    /// counter's of that cycle, `selp_r` / `selmp_r`). An SVR is read in the access cycle of a
+    /// held transfer, whose select did not change at the last edge: `sel_spend` and
+    /// `sel_smpend` come from flip-flops, not from an AND-OR over the counters behind the
+    /// decoder's select (the 16x64 critical path into `snap_add`).
+    selsp_r: DFF<Bit>,
+    selsmp_r: DFF<Bit>,
+    spend_or: Signal<Local, Bit>,
+    smpend_or: Signal<Local, Bit>,
+    svrl_r: DFF<Bit>,
+    svrl_rst_r: DFF<Bit>,
     // Decode.
     word_addr: Signal<Local, Bits<32>>,
     /// The word is SCR or its alias.
@@ -647,6 +672,20 @@ fn mpam_limits(cfg: &PmcgConfig, map: &RegisterMap) -> [u64; 4] {
         (cfg.pmg_max as u64) << pmg_lsb,
         (cfg.s_pmg_max as u64) << pmg_lsb,
     ]
+}
+
+/// Bit (inc x 16 + lo) is set when lo + inc > 15 (inc, lo < 16): the carry out of a low word's
+/// bits [3:0] (`carry4_table`).
+pub fn carry4_table() -> Bits<256> {
+    let mut t = Bits::<256>::default();
+    for inc in 0..16usize {
+        for lo in 0..16usize {
+            if lo + inc > 15 {
+                t = t.replace_bit(inc * 16 + lo, true);
+            }
+        }
+    }
+    t
 }
 
 fn c32(v: u64) -> Constant<Bits<32>> {
@@ -933,6 +972,8 @@ impl RegFile {
             wr_evt: Default::default(),
             inc: Default::default(),
             carry16: Default::default(),
+            c4_idx: Default::default(),
+            carry4_table: Constant::new(carry4_table()),
             bank_tgt_any: Default::default(),
             carry: Default::default(),
             lo_next: Default::default(),
@@ -983,6 +1024,7 @@ impl RegFile {
             cnten: Default::default(),
             inten: Default::default(),
             ovs: Default::default(),
+            ovs_eff: Default::default(),
             snap: Default::default(),
             snap_add: Default::default(),
             snap_addr: Default::default(),
@@ -1061,6 +1103,12 @@ impl RegFile {
             sel_slo16: Default::default(),
             sel_spend: Default::default(),
             sel_smpend: Default::default(),
+            selsp_r: Default::default(),
+            selsmp_r: Default::default(),
+            spend_or: Default::default(),
+            smpend_or: Default::default(),
+            svrl_r: Default::default(),
+            svrl_rst_r: Default::default(),
             capt_req: Default::default(),
             msi_busy: Default::default(),
             irq_ack: Default::default(),
@@ -1121,9 +1169,9 @@ impl Logic for RegFile {
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
             fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done, pf1_r,
             ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
-            bank_wr_r, pair_wr_r, selp_r, selc_r, selmp_r, selmc_r, mpf1_r, mcand0_r, mcand1_r,
-            mones0_r, mones1_r, mm10_r, mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1,
-            rq_clo1
+            bank_wr_r, pair_wr_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r, selsmp_r, svrl_r,
+            svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r, mm11_r, rq_addm,
+            rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1203,8 +1251,8 @@ impl Logic for RegFile {
         self.selmc_r.d.next = (self.mcarry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.msel_pend.next = self.selmp_r.q.val() | self.selmc_r.q.val();
         self.sel_slo16.next = 0.into();
-        self.sel_spend.next = false;
-        self.sel_smpend.next = false;
+        self.spend_or.next = false;
+        self.smpend_or.next = false;
         for n in 0..self.c_lo.len() {
             // AND-OR over the one-hot element selects (an OR tree, not a priority chain):
             // EVCNTRn and SVRn share element n's select, and so do EVTYPERn and SMRn.
@@ -1214,10 +1262,25 @@ impl Logic for RegFile {
             }
             self.sel_lo16.next = self.sel_lo16.val() | (self.c_lo[n].q.val() & self.m_evc.val());
             self.sel_slo16.next = self.sel_slo16.val() | (self.s_lo[n].q.val() & self.m_evc.val());
-            self.sel_spend.next =
-                self.sel_spend.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
-            self.sel_smpend.next = self.sel_smpend.val()
+            self.spend_or.next =
+                self.spend_or.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
+            self.smpend_or.next = self.smpend_or.val()
                 | (self.s_mpend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
+        }
+        self.selsp_r.d.next = self.spend_or.val();
+        self.selsmp_r.d.next = self.smpend_or.val();
+        // The shadows' pending carries now: loaded at the last edge from the counters' (a
+        // capture), cleared (a reset), or unchanged since (`s_pend` changes at no other edge).
+        self.svrl_rst_r.d.next = self.rst.val();
+        self.sel_spend.next = self.selsp_r.q.val();
+        self.sel_smpend.next = self.selsmp_r.q.val();
+        if self.svrl_r.q.val() {
+            self.sel_spend.next = self.selp_r.q.val();
+            self.sel_smpend.next = self.selmp_r.q.val();
+        }
+        if self.svrl_rst_r.q.val() {
+            self.sel_spend.next = false;
+            self.sel_smpend.next = false;
         }
         // The addressed counter's low word and its shadow's: bits [31:16] from mid's prefetch
         // (their pending carry added by the read mux's second stage), [15:0] from flip-flops.
@@ -1248,6 +1311,7 @@ impl Logic for RegFile {
         // adder and no overflow logic sits in front of 2 x 32 x counters enables); in between,
         // the counter's value is the captured one.
         self.svr_load.next = self.cap_r.q.val() | self.ovf_cap_r.q.val().any();
+        self.svrl_r.d.next = self.svr_load.val();
         self.svr_hi_now.next = self.spf_v.val();
         self.svr_hi_add.next = self.sel_spend.val();
         if self.svr_load.val() {
@@ -1752,12 +1816,13 @@ impl Logic for RegFile {
             // loaded) or, counting cycles, 1 while enabled.
             self.inc.next = bit_cast::<16, 4>(self.count.val());
             // Carry out of the 16-bit low word. `inc` is at most MAX_LANES + 1 (9) < 16, so
-            // lo + inc carries exactly when lo[15:4] are all ones and lo[3:0] + inc > 15: a 5-bit
-            // add beside the 16-bit one, not a compare behind it. It carries out of bit 31
+            // lo + inc carries exactly when lo[15:4] are all ones and lo[3:0] + inc > 15 (looked
+            // up in `carry4_table`), beside the 16-bit add, not a compare behind it. It carries out of bit 31
             // exactly when mid's row + its pending carry is all ones (mid's `at_max`).
+            self.c4_idx.next = (bit_cast::<8, 4>(self.count.val()) << 4u64)
+                | bit_cast::<8, 16>(self.lo_now.val() & 15);
             self.carry16.next = ((self.c_lo[n].q.val() & 0xFFF0u64) == 0xFFF0u64)
-                & ((bit_cast::<5, 16>(self.lo_now.val() & 15) + bit_cast::<5, 16>(self.inc.val()))
-                    > 15);
+                & self.carry4_table.val().get_bit(self.c4_idx.val().index());
             self.carry.next = self.carry16.val() & self.m_at_max_v.val().get_bit(n);
             self.lo_next.next = self.c_lo[n].q.val() + self.inc.val();
             self.mcarry_pack.bits[n].next = self.carry16.val();
@@ -1943,18 +2008,20 @@ impl Logic for RegFile {
         if self.wr_ok.val() & self.dec.intenclr_hi.val() {
             self.inten.d.next = self.inten.q.val() & (!self.w64_hi.val());
         }
-        self.ovs.d.next = self.ovs.q.val() | self.ovf_vec.val();
+        self.ovs_eff.next = self.ovs.q.val() | self.export_r.q.val();
+        self.ovs.d.next = self.ovs_eff.val();
         if self.wr_ok.val() & self.dec.ovsset.val() {
-            self.ovs.d.next = self.ovs.q.val() | self.w64_lo.val() | self.ovf_vec.val();
+            self.ovs.d.next = self.ovs_eff.val() | self.w64_lo.val();
         }
         if self.wr_ok.val() & self.dec.ovsset_hi.val() {
-            self.ovs.d.next = self.ovs.q.val() | self.w64_hi.val() | self.ovf_vec.val();
+            self.ovs.d.next = self.ovs_eff.val() | self.w64_hi.val();
         }
+        // (A clear at an overflow's edge leaves it set: it is in `export_r` after that edge.)
         if self.wr_ok.val() & self.dec.ovsclr.val() {
-            self.ovs.d.next = (self.ovs.q.val() & (!self.w64_lo.val())) | self.ovf_vec.val();
+            self.ovs.d.next = self.ovs_eff.val() & (!self.w64_lo.val());
         }
         if self.wr_ok.val() & self.dec.ovsclr_hi.val() {
-            self.ovs.d.next = (self.ovs.q.val() & (!self.w64_hi.val())) | self.ovf_vec.val();
+            self.ovs.d.next = self.ovs_eff.val() & (!self.w64_hi.val());
         }
         // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set
         // (a qualifying overflow edge), one edge late: the overflows are registered per counter
@@ -2086,10 +2153,10 @@ impl Logic for RegFile {
             self.rd_misc.next = self.rd_misc.val() | self.inten.q.val().get_bits::<32>(32);
         }
         if self.dec.ovsset.val() | self.dec.ovsclr.val() {
-            self.rd_misc.next = self.rd_misc.val() | self.ovs.q.val().get_bits::<32>(0);
+            self.rd_misc.next = self.rd_misc.val() | self.ovs_eff.val().get_bits::<32>(0);
         }
         if self.dec.ovsset_hi.val() | self.dec.ovsclr_hi.val() {
-            self.rd_misc.next = self.rd_misc.val() | self.ovs.q.val().get_bits::<32>(32);
+            self.rd_misc.next = self.rd_misc.val() | self.ovs_eff.val().get_bits::<32>(32);
         }
         self.rd_word.next = 0.into();
         self.rq_lo1.d.next = false;
