@@ -216,6 +216,39 @@ fn ovfcap_captures_the_post_overflow_value_and_the_others() {
 /// only; (4) CAPT_REQ low for one cycle f while CAPT_ACK is 1: CAPT_ACK low in f+2 only and a new
 /// capture at f+2; (5) a requester waiting for each phase: CAPT_ACK seen in r+2, seen low in
 /// r+5, three times in a row, each a capture.
+/// An OVFCAP overflow of counter 0 (counting cycles) at edge o while an SVR0 read is held: the
+/// read performed in cycle o + k returns the captured value, 0 (the value after edge o), for
+/// k = 1 (the SVRs load at the end of that cycle: the read sees the counter), k = 2 (they
+/// loaded at the last edge) and k = 3. The wrap leaves a carry pending into every upper part
+/// (bits [31:16], and the bank above them with wider counters) of the addressed counter, which
+/// the bank does not serve during the hold: the shadow takes it at the capture, and a read in
+/// cycle o + 2 must see the shadow's pending carry of that edge, not of the one before.
+#[test]
+fn svr_read_in_the_cycles_after_an_ovfcap_overflow_sees_the_capture() {
+    for (name, cfg) in [irq_config(), named_config("odd")] {
+        let p = Pmcg::new(&name, &cfg);
+        for_each_backend(&cfg, |d| {
+            for k in 1..=3u64 {
+                d.reset(1);
+                p.set_event(d, 0, 0, true);
+                p.start(d);
+                let o = p.arm_overflow(d, 0b1, 12);
+                // Set up in cycle s, held s + 1 ..= s + COUNTER_HOLD_CYCLES, performed next.
+                idle_until(d, o + k - 1 - COUNTER_HOLD_CYCLES as u64);
+                let got = p.read_reg(d, RegId::Svr(0));
+                assert_eq!(
+                    got,
+                    0,
+                    "config `{name}`: counter 0 (OVFCAP, counting cycles) wraps to 0 at edge {o}; \
+                     SVR0 read performed in cycle {}: expected 0, got {got:#x}",
+                    o + k
+                );
+                assert_eq!(p.ovs(d), 1, "config `{name}`: OVS after the overflow");
+            }
+        });
+    }
+}
+
 #[test]
 fn external_capture_request_four_phase_handshake() {
     let (name, cfg) = irq_config();

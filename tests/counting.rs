@@ -1239,6 +1239,43 @@ fn overflow_beats_a_same_edge_ovsclr0() {
     }
 }
 
+/// OVS is set from the overflow's own edge o (10.2.1): a read performed in cycle o (set up in
+/// o - 1) sees the bit clear, reads performed in cycles o + 1 and o + 2 see it set. The design
+/// writes an overflow into its OVS flip-flops one edge late and ORs the last edge's overflows
+/// into every OVS read and write: a read in cycle o + 1 is the one that catches a missing OR.
+#[test]
+fn ovs_is_readable_in_the_cycle_after_the_overflow_edge() {
+    for (name, cfg) in shared_all() {
+        let p = Pmcg::new(&name, &cfg);
+        let n = cfg.counters - 1;
+        let bit = 1u64 << n;
+        let word = if n >= 32 {
+            RegId::OvsSet0
+        } else {
+            RegId::OvsClr0
+        };
+        for_each_backend(&cfg, |d| {
+            for k in 0..=2u64 {
+                d.reset(1);
+                p.start(d);
+                let o = p.arm_overflow(d, bit, 6);
+                idle_until(d, o + k - 1);
+                // Both bitmap views read OVS; the word holding the bit.
+                let a = p.addr(word) + if n >= 32 { 4 } else { 0 };
+                let got = (d.apb_read(a, S) >> (n % 32)) & 1;
+                let expect = u32::from(k >= 1);
+                assert_eq!(
+                    got,
+                    expect,
+                    "config `{name}`: counter {n} overflows at edge {o}; OVS read performed in \
+                     cycle {}: expected bit {expect}, got {got}",
+                    o + k
+                );
+            }
+        });
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 8. Wired interrupt
 // ---------------------------------------------------------------------------------------------
