@@ -617,9 +617,26 @@ fn waveform_svg(cfg: &PmcgConfig) -> Res<String> {
         (map.reg(RegId::CntenSet0).addr, 1),
         (map.reg(RegId::Cr).addr, map.mask(field::CR_E) as u32),
     ]);
+    // Each write as an APB4 master makes it: its access cycle repeated until PREADY (EVCNTR
+    // writes are held), which a probe of the reference model tells ahead of the run below.
+    let mut probe = Model::new(cfg);
+    probe.step(&inputs[0]);
     for (a, v) in setup {
         inputs.push(bus(a, Some(v), false));
-        inputs.push(bus(a, Some(v), true));
+        probe.step(&bus(a, Some(v), false));
+        let mut waited = 0;
+        loop {
+            inputs.push(bus(a, Some(v), true));
+            if probe.step(&bus(a, Some(v), true)).pready {
+                break;
+            }
+            waited += 1;
+            if waited > 64 {
+                return Err(
+                    format!("the write of {a:#x} is not ready after 64 wait states").into(),
+                );
+            }
+        }
     }
     let shown_from = inputs.len();
     let mut ev = PinInputs::idle(lanes);
@@ -671,6 +688,18 @@ fn waveform_svg(cfg: &PmcgConfig) -> Res<String> {
                 ovs: ovs0,
             });
         }
+    }
+    // The picture's premise, checked: counter 0 starts two below wrapping and its overflow sets
+    // OVS[0] within the shown cycles (a setup write lost to the bus sequence once left it at 0).
+    let start = samples.first().map(|s| s.count);
+    if start != Some(cfg.counter_mask() - 1) || !samples.iter().any(|s| s.ovs) {
+        return Err(format!(
+            "the waveform's setup did not take: counter 0 starts at {start:?} (expected {:#x}) \
+             and OVS[0] is set in {} of the shown cycles",
+            cfg.counter_mask() - 1,
+            samples.iter().filter(|s| s.ovs).count()
+        )
+        .into());
     }
     // Drawing.
     let (x0, cw, rh) = (170.0, 90.0, 42.0);

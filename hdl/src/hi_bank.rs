@@ -150,6 +150,15 @@ pub struct HiBank {
     /// values): the choice of the row to visit is one gate on registers, not a 6-bit compare
     /// in front of the block RAM's address and the scan's enable (the 16x64 critical path).
     pf_eq: DFF<Bit>,
+    /// Phase C's visit may serve: registered at phase B's edge from registers and that edge's
+    /// write (no write at A's or B's edge, not skipped, no reset), so the serve is a flip-flop
+    /// in front of the prefetch registers (16x64 seed 1's critical path ran from the reset
+    /// through the old gate into `spf_r`).
+    serve_pre: DFF<Bit>,
+    /// The visited row is the prefetch's (`vis_pf`, or `vis_idx == pf_idx`), registered at
+    /// phase B's edge: exact whenever `serve_pre` is, since `pf_idx` moves only at a serve
+    /// (phase C's edge) or a write (which clears `serve_pre`).
+    at_pf: DFF<Bit>,
     // Locals.
     pf_hit: Signal<Local, Bit>,
     want_pf: Signal<Local, Bit>,
@@ -246,6 +255,8 @@ impl HiBank {
             pf_idx: Default::default(),
             pf_ok: Default::default(),
             pf_eq: Default::default(),
+            serve_pre: Default::default(),
+            at_pf: Default::default(),
             pf_hit: Default::default(),
             want_pf: Default::default(),
             a_idx: Default::default(),
@@ -285,7 +296,7 @@ impl Logic for HiBank {
         dff_setup!(
             self, clock, pend_r, ones, ones_m1, stale, fresh, tgt_idx, ph_b, ph_c, d_r, sd_r,
             vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a, stale_a, svr_a, svr_aa, scan_idx,
-            scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok, pf_eq
+            scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok, pf_eq, serve_pre, at_pf
         );
         self.c_ram.read_clock.next = self.clock.val();
         self.c_ram.write_clock.next = self.clock.val();
@@ -356,7 +367,8 @@ impl Logic for HiBank {
             self.sd_r.d.next = self.s_ram.read_data.val();
         }
         // ---- Phase C: serve the visited row, unless a write owns the port or wrote at phase
-        // A's or B's edge (the row read at A's edge may be stale): `wr`, `wr_r`, `wr_rr`, `rst`.
+        // A's or B's edge (the row read at A's edge may be stale): `wr`, and `serve_pre`
+        // (registered at B's edge: that edge's `wr`, `wr_r` (A's), the skip, a reset).
         self.d.next = self.d_r.q.val();
         self.new_hi.next = self.d.val();
         if self.pend_a.q.val() & (!self.lost_service.val()) {
@@ -364,11 +376,16 @@ impl Logic for HiBank {
         }
         // (`serve_v` leaves out this edge's write, which overrides the prefetch registers after
         // it: the write strobe reaches them through one select, not through the visit's logic.)
-        self.serve_v.next = self.ph_c.q.val()
+        // (No reset gate at C's edge: a reset there clears `pf_ok`, every pending carry and the
+        // scan, and makes every row fresh and every shadow stale, which overrides all a serve
+        // writes that is ever read.)
+        self.serve_pre.d.next = self.ph_b.q.val()
             & (!self.vis_skip.q.val())
+            & (!self.wr.val())
             & (!self.wr_r.q.val())
-            & (!self.wr_rr.q.val())
             & (!self.rst.val());
+        self.at_pf.d.next = self.vis_pf.q.val() | (self.vis_idx.q.val() == self.pf_idx.q.val());
+        self.serve_v.next = self.serve_pre.q.val();
         self.serve.next = self.serve_v.val() & (!self.wr.val());
         // A capture at phase A's, B's or C's edge takes the row as read (its value until C).
         self.copy.next =
@@ -406,9 +423,7 @@ impl Logic for HiBank {
             }
         }
         // The prefetch follows every visit of its row, and takes the addressed row's first.
-        if self.serve_v.val()
-            & (self.vis_pf.q.val() | (self.vis_idx.q.val() == self.pf_idx.q.val()))
-        {
+        if self.serve_v.val() & self.at_pf.q.val() {
             self.pf_r.d.next = self.new_hi.val();
             self.spf_r.d.next = self.sd_r.q.val();
             if self.copy.val() {
