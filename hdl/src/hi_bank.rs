@@ -305,7 +305,7 @@ impl Logic for HiBank {
         // The addressed element, registered with the decoder's select (both from the live PADDR
         // at the same edge).
         self.idx_word.next = self.paddr.val() >> self.idx_shift.val();
-        self.tgt_idx.d.next = self.idx_word.val().get_bits::<6>(0);
+        self.tgt_idx.d.next = bit_cast::<6, 32>(self.idx_word.val());
         // ---- Phase A: choose the row to visit. The addressed counter first while the prefetch
         // does not hold it; otherwise the scan (which then advances).
         self.pf_hit.next = self.pf_ok.q.val() & self.pf_eq.q.val();
@@ -460,12 +460,12 @@ impl Logic for HiBank {
         }
         // `pf_eq` at the next edge: `pf_idx` there (unchanged, the visit's row, or the written
         // one, as chosen above) against the element index registered there.
-        self.pf_eq.d.next = self.pf_idx.q.val() == self.idx_word.val().get_bits::<6>(0);
+        self.pf_eq.d.next = self.pf_idx.q.val() == bit_cast::<6, 32>(self.idx_word.val());
         if self.serve_v.val() & self.vis_pf.q.val() {
-            self.pf_eq.d.next = self.vis_idx.q.val() == self.idx_word.val().get_bits::<6>(0);
+            self.pf_eq.d.next = self.vis_idx.q.val() == bit_cast::<6, 32>(self.idx_word.val());
         }
         if self.wr.val() {
-            self.pf_eq.d.next = self.tgt_idx.q.val() == self.idx_word.val().get_bits::<6>(0);
+            self.pf_eq.d.next = self.tgt_idx.q.val() == bit_cast::<6, 32>(self.idx_word.val());
         }
         self.wr_r.d.next = self.wr.val();
         self.wr_rr.d.next = self.wr_r.q.val();

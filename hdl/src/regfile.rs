@@ -196,6 +196,8 @@ pub struct RegFile {
     /// Counter n's locals (reused in the loop).
     sel_now: Signal<Local, Bits<7>>,
     lo_now: Signal<Local, Bits<16>>,
+    /// The low word's bits [3:0] (`carry4`'s inputs).
+    lo4: Signal<Local, Bits<4>>,
     lane_bit: Signal<Local, Bits<5>>,
     is_lane: Signal<Local, Bit>,
     /// The counter being built is enabled in this cycle (CR.E and CNTEN[n]).
@@ -205,12 +207,15 @@ pub struct RegFile {
     inc: Signal<Local, Bits<16>>,
     /// The carry out of the 16-bit low word, and out of bit 31 (`carry16` & mid's `at_max`).
     carry16: Signal<Local, Bit>,
-    /// `carry4_table`'s index: the match register (inc) above the low word's bits [3:0].
-    c4_idx: Signal<Local, Bits<8>>,
-    /// Bit (inc x 16 + lo[3:0]) is lo[3:0] + inc > 15: a lookup Yosys makes plain logic (two
-    /// LUT levels placed freely), where the 5-bit add became a carry chain fixed in a column
-    /// between the match register and the overflow logic (the 16x32 and 16x64 critical path).
-    carry4_table: Constant<Bits<256>>,
+    /// The carries of lo[3:0] + inc into bits 2 and 3, and out of bit 3 (`carry4`): written
+    /// as gates, which Yosys makes plain logic (two LUT levels placed freely), where a 5-bit
+    /// add became a carry chain fixed in a column between the match register and the overflow
+    /// logic (the 16x32 and 16x64 critical path). Not a 256-bit table indexed by {inc, lo}:
+    /// building the index is a shift, which rust-hdl simulates with BigUint allocations (per
+    /// counter per settle pass).
+    c4_c2: Signal<Local, Bit>,
+    c4_c3: Signal<Local, Bit>,
+    carry4: Signal<Local, Bit>,
     /// The banks' `tgt_any`: an EVCNTR or SVR transfer is held or in its access cycle.
     bank_tgt_any: Signal<Local, Bit>,
     carry: Signal<Local, Bit>,
@@ -674,20 +679,6 @@ fn mpam_limits(cfg: &PmcgConfig, map: &RegisterMap) -> [u64; 4] {
     ]
 }
 
-/// Bit (inc x 16 + lo) is set when lo + inc > 15 (inc, lo < 16): the carry out of a low word's
-/// bits [3:0] (`carry4_table`).
-pub fn carry4_table() -> Bits<256> {
-    let mut t = Bits::<256>::default();
-    for inc in 0..16usize {
-        for lo in 0..16usize {
-            if lo + inc > 15 {
-                t = t.replace_bit(inc * 16 + lo, true);
-            }
-        }
-    }
-    t
-}
-
 fn c32(v: u64) -> Constant<Bits<32>> {
     Constant::new(v.into())
 }
@@ -965,6 +956,7 @@ impl RegFile {
                 .collect(),
             sel_now: Default::default(),
             lo_now: Default::default(),
+            lo4: Default::default(),
             lane_bit: Default::default(),
             is_lane: Default::default(),
             ctr_en: Default::default(),
@@ -972,8 +964,9 @@ impl RegFile {
             wr_evt: Default::default(),
             inc: Default::default(),
             carry16: Default::default(),
-            c4_idx: Default::default(),
-            carry4_table: Constant::new(carry4_table()),
+            c4_c2: Default::default(),
+            c4_c3: Default::default(),
+            carry4: Default::default(),
             bank_tgt_any: Default::default(),
             carry: Default::default(),
             lo_next: Default::default(),
@@ -1228,8 +1221,8 @@ impl Logic for RegFile {
             _ => self.bmask.next = 0xFFFF_FFFFu64.into(),
         }
         self.wbits.next = self.req_wdata.val() & self.bmask.val();
-        self.blo16.next = self.bmask.val().get_bits::<16>(0);
-        self.wlo16.next = self.wbits.val().get_bits::<16>(0);
+        self.blo16.next = bit_cast::<16, 32>(self.bmask.val());
+        self.wlo16.next = bit_cast::<16, 32>(self.wbits.val());
         self.w64_lo.next = bit_cast::<64, 32>(self.wbits.val()) & self.bitmap_mask.val();
         self.w64_hi.next = (bit_cast::<64, 32>(self.wbits.val()) << 32) & self.bitmap_mask.val();
         // Array regions and element selects come decoded from the setup cycle (`AddrDecode`).
@@ -1621,6 +1614,7 @@ impl Logic for RegFile {
             self.lane_bit.next = bit_cast::<5, 7>(self.sel_now.val());
             self.is_lane.next = self.sel_now.val().get_bit(5);
             self.lo_now.next = self.c_lo[n].q.val();
+            self.lo4.next = bit_cast::<4, 16>(self.lo_now.val());
             // ---- Match: the registered lanes against the counter's event and filter of this
             // cycle (10.4, 10.4.2-10.4.4, 10.6; docs/behaviour.md "Accepted set").
             self.m_now.next = self.f_mode[n].q.val();
@@ -1816,13 +1810,20 @@ impl Logic for RegFile {
             // loaded) or, counting cycles, 1 while enabled.
             self.inc.next = bit_cast::<16, 4>(self.count.val());
             // Carry out of the 16-bit low word. `inc` is at most MAX_LANES + 1 (9) < 16, so
-            // lo + inc carries exactly when lo[15:4] are all ones and lo[3:0] + inc > 15 (looked
-            // up in `carry4_table`), beside the 16-bit add, not a compare behind it. It carries out of bit 31
-            // exactly when mid's row + its pending carry is all ones (mid's `at_max`).
-            self.c4_idx.next = (bit_cast::<8, 4>(self.count.val()) << 4u64)
-                | bit_cast::<8, 16>(self.lo_now.val() & 15);
-            self.carry16.next = ((self.c_lo[n].q.val() & 0xFFF0u64) == 0xFFF0u64)
-                & self.carry4_table.val().get_bit(self.c4_idx.val().index());
+            // lo + inc carries exactly when lo[15:4] are all ones and lo[3:0] + inc > 15 (the
+            // carry out of bit 3, as gates), beside the 16-bit add, not a compare behind it. It
+            // carries out of bit 31 exactly when mid's row + its pending carry is all ones (mid's
+            // `at_max`).
+            self.c4_c2.next = (self.lo4.val().get_bit(1) & self.count.val().get_bit(1))
+                | ((self.lo4.val().get_bit(1) | self.count.val().get_bit(1))
+                    & self.lo4.val().get_bit(0)
+                    & self.count.val().get_bit(0));
+            self.c4_c3.next = (self.lo4.val().get_bit(2) & self.count.val().get_bit(2))
+                | ((self.lo4.val().get_bit(2) | self.count.val().get_bit(2)) & self.c4_c2.val());
+            self.carry4.next = (self.lo4.val().get_bit(3) & self.count.val().get_bit(3))
+                | ((self.lo4.val().get_bit(3) | self.count.val().get_bit(3)) & self.c4_c3.val());
+            self.carry16.next =
+                ((self.c_lo[n].q.val() & 0xFFF0u64) == 0xFFF0u64) & self.carry4.val();
             self.carry.next = self.carry16.val() & self.m_at_max_v.val().get_bit(n);
             self.lo_next.next = self.c_lo[n].q.val() + self.inc.val();
             self.mcarry_pack.bits[n].next = self.carry16.val();
