@@ -428,9 +428,9 @@ pub struct RegFile {
     sel_slo16: Signal<Local, Bits<16>>,
     sel_spend: Signal<Local, Bit>,
     sel_smpend: Signal<Local, Bit>,
-    /// The addressed shadow's pending carries one edge ago (`selsp_r`, `selsmp_r`) and whether a
-    /// capture (or a reset) rewrote every shadow's at that edge (`svrl_r`: then they are the
-    /// counter's of that cycle, `selp_r` / `selmp_r`). An SVR is read in the access cycle of a
+    /// The addressed shadow's pending carries one edge ago (`selsp_r`, `selsmp_r`), and whether
+    /// a capture rewrote every shadow's at that edge (`svrl_r`: then they are the counter's of
+    /// that cycle, `selp_r` / `selmp_r`) or a reset cleared them (`svrl_rst_r`). An SVR is read in the access cycle of a
     /// held transfer, whose select did not change at the last edge: `sel_spend` and
     /// `sel_smpend` come from flip-flops, not from an AND-OR over the counters behind the
     /// decoder's select (the 16x64 critical path into `snap_add`).

