@@ -65,7 +65,7 @@ use crate::fresh_flags::FreshFlags;
 use crate::hi_bank::{HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
 use crate::match_regs::MatchRegs;
 use crate::regmap::field;
-use crate::regmap::{Access, RegId, RegisterMap};
+use crate::regmap::{Access, RegId, RegisterMap, COUNTER_HOLD_CYCLES};
 use rust_hdl::prelude::*;
 
 /// Address bits of EVTYPER's readback block RAM (64 words: the largest configuration).
@@ -158,6 +158,10 @@ pub struct RegFile {
     /// Likewise, the held write is the high word of the open pair (a paired high write in its
     /// access cycle): the overflow of the counters selects its rebase's from a flip-flop.
     pair_wr_r: DFF<Bit>,
+    /// Registered a cycle ahead of a counter write's last held cycle: the transfer, if a write,
+    /// skips its counter's match (`arm_r`), or is the open pair's high word (`parm_r`).
+    arm_r: DFF<Bit>,
+    parm_r: DFF<Bit>,
     /// EVTYPERn's readback storage (block RAM; EVTYPER_RAM_IDX_BITS address bits): nothing on
     /// the event path reads it (the event decode and filter registers take a written value
     /// from the write itself), so its bits cost no flip-flops. Read with the live PADDR's index
@@ -692,6 +696,9 @@ impl RegFile {
     /// The same with a fault planted in the upper-word bank (tests only: the differential must
     /// catch it; see tests/planted_faults.rs).
     pub fn with_hi_bank_fault(cfg: &PmcgConfig, fault: Option<HiBankFault>) -> Self {
+        // `arm_r` / `parm_r` are read in a counter write's last held cycle, a cycle after their
+        // inputs settle in its second (see `update`).
+        const _: () = assert!(COUNTER_HOLD_CYCLES >= 3);
         let map = RegisterMap::new(cfg);
         let n = cfg.counters as usize;
         let wmask = |id| map.get(id).map(|r| r.mask_of(Access::RW)).unwrap_or(0);
@@ -912,6 +919,8 @@ impl RegFile {
             bank_wr_val: Default::default(),
             bank_wr_r: Default::default(),
             pair_wr_r: Default::default(),
+            arm_r: Default::default(),
+            parm_r: Default::default(),
             evt_ram: Default::default(),
             fresh: FreshFlags::new(n),
             smr_ram: Default::default(),
@@ -922,7 +931,7 @@ impl RegFile {
             smr_wmask_rest: c32(wmask(RegId::Smr(n.min(2) as u32 - 1))),
             c_smr: (0..n).map(|_| Default::default()).collect(),
             c_sel: (0..n).map(|_| Default::default()).collect(),
-            mreg: MatchRegs::new(n, cfg.secure, evc_rel_mask as u32),
+            mreg: MatchRegs::new(n),
             match_nx: Default::default(),
             evtyper_wmask: (0..cfg.counters)
                 .map(|i| c32(wmask(RegId::Evtyper(i))))
@@ -1162,9 +1171,9 @@ impl Logic for RegFile {
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
             fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done, pf1_r,
             ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
-            bank_wr_r, pair_wr_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r, selsmp_r, svrl_r,
-            svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r, mm11_r, rq_addm,
-            rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
+            bank_wr_r, pair_wr_r, arm_r, parm_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r,
+            selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r,
+            mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1319,12 +1328,9 @@ impl Logic for RegFile {
         // The paired high write, decided in its last held cycle (the transfer's address, PPROT
         // and the pair are stable through its hold; only a reset at that edge drops the write,
         // and then `rst` clears every overflow at the next), so its access edge reads a register.
-        self.pair_wr_r.d.next = self.held_wr_last.val()
-            & (!self.blocked.val())
-            & self.evc_in.val()
-            & self.evc_hiword.val()
-            & self.pair_open.q.val()
-            & (self.evc_rel.val() == self.pair_key.q.val());
+        // Decided a cycle ahead (`parm_r`, `arm_r` below): the pair compare is off the path into
+        // the counters' D logic.
+        self.pair_wr_r.d.next = self.held_wr_last.val() & self.parm_r.q.val();
         self.pair_h.next =
             ((self.pair_base.q.val() & (!self.bmask.val())) | self.wbits.val()) & self.hi_max.val();
         // The write's outcome, staged during the hold (see `pair_pre`): every input is a
@@ -1400,16 +1406,16 @@ impl Logic for RegFile {
         // output (the old value) in the counter's own D logic, with no gate in front of its
         // adder. Nothing the decision reads changes at that edge (SCR and the pair registers
         // change only at access edges; a reset edge clears the match register anyway).
+        // The decision is registered every cycle and read in the last held cycle: its inputs are
+        // stable from the hold's second cycle (the decoder registers the registered address) to
+        // its last, so `arm_r` and `parm_r` are exact from its third (COUNTER_HOLD_CYCLES >= 3,
+        // asserted in `new`). A reset in the hold drops the transfer (the completer's `hold`).
+        self.arm_r.d.next = (!self.blocked.val()) & self.evc_in.val() & (!self.pair_pre.val());
+        self.parm_r.d.next = (!self.blocked.val()) & self.pair_pre.val();
         self.mreg.clock.next = self.clock.val();
         self.mreg.wr_next.next = self.held_wr_last.val();
-        self.mreg.wr_ns.next = self.req_ns.val();
-        self.mreg.evc_in.next = self.dec.evc_in.val();
-        self.mreg.hiword.next = self.dec.hiword.val();
+        self.mreg.arm.next = self.arm_r.q.val();
         self.mreg.evc_sel.next = self.dec.evc_sel.val();
-        self.mreg.addr.next = self.req_addr.val();
-        self.mreg.pair_open.next = self.pair_open.q.val();
-        self.mreg.pair_key.next = self.pair_key.q.val();
-        self.mreg.nsra.next = (self.scr.q.val() & self.scr_nsra_mask.val()).any();
         // EVTYPER and SMR write data, merged per PSTRB with the addressed register, and the
         // event decode of the EVTYPER value: cycle event, a lane event bit, or unsupported.
         self.evt_merged.next = (self.sel_evtyper.val() & (!self.bmask.val())) | self.wbits.val();
