@@ -14,6 +14,7 @@
 //! ```
 pub mod apb;
 pub mod bitpack;
+pub mod bram;
 pub mod counter_bank;
 pub mod decode;
 pub mod fresh_flags;

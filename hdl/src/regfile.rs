@@ -54,11 +54,13 @@
 //! arithmetic (rust-hdl stores wider `Bits` as bool arrays). Its value is ((hi + pend) << 32) |
 //! (((mid + mpend) mod 2^16) << 16) | lo, truncated to `counter_bits` (a wrap of mid + mpend is
 //! already in `pend`: it was predicted at the low word's carry); the read mux's second stage
-//! adds the pending carry of the word it reads. The counters live in this block's loop rather than in a block each, which
-//! keeps rust-hdl's settle (one iteration per block boundary) and the Verilator model short.
+//! adds the pending carry of the word it reads. The counters live in this block's loop rather
+//! than in a block each, which keeps rust-hdl's settle (one iteration per block boundary) and the
+//! Verilator model short.
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6, 10.7.
 
 use crate::bitpack::BitPack;
+use crate::bram::{Bram, BRAM_ADDR_BITS};
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
 use crate::fresh_flags::FreshFlags;
@@ -69,7 +71,7 @@ use crate::regmap::{Access, RegId, RegisterMap, COUNTER_HOLD_CYCLES};
 use rust_hdl::prelude::*;
 
 /// Address bits of EVTYPER's readback block RAM (64 words: the largest configuration).
-pub const EVTYPER_RAM_IDX_BITS: usize = 6;
+pub const EVTYPER_RAM_IDX_BITS: usize = BRAM_ADDR_BITS;
 
 #[derive(LogicBlock)]
 pub struct RegFile {
@@ -166,14 +168,16 @@ pub struct RegFile {
     /// the event path reads it (the event decode and filter registers take a written value
     /// from the write itself), so its bits cost no flip-flops. Read with the live PADDR's index
     /// at the setup edge, so the value is there in the access cycle (no extra wait state);
-    /// written at the access edge. `fresh`: the "not written since reset" flags of EVTYPERn
-    /// and SMRn, looked up with the same live index into a register (fresh_flags.rs): block
-    /// RAM has no reset, so such a read returns the register map's reset value.
-    evt_ram: RAM<Bits<32>, EVTYPER_RAM_IDX_BITS>,
+    /// written at the access edge (a `Bram`, bram.rs: the read at a write's own edge is never
+    /// used, so Yosys need not emulate read-first). `fresh`: the "not written since reset"
+    /// flags of EVTYPERn and SMRn, looked up with the same live index into a register
+    /// (fresh_flags.rs): block RAM has no reset, so such a read returns the register map's
+    /// reset value.
+    evt_ram: Bram<32>,
     fresh: FreshFlags,
     /// SMRn's readback copy, the same way (the match side keeps `c_smr`; the copy only spares
     /// the read mux and the PSTRB merge an AND-OR over every SMR, a critical path at 16x32).
-    smr_ram: RAM<Bits<32>, EVTYPER_RAM_IDX_BITS>,
+    smr_ram: Bram<32>,
     sel_smr_wmask: Signal<Local, Bits<32>>,
     /// EVTYPERn.OVFCAP stays in a flip-flop: the overflow capture reads it every cycle.
     c_ovfcap: Vec<DFF<Bit>>,
@@ -434,8 +438,9 @@ pub struct RegFile {
     sel_smpend: Signal<Local, Bit>,
     /// The addressed shadow's pending carries one edge ago (`selsp_r`, `selsmp_r`), and whether
     /// a capture rewrote every shadow's at that edge (`svrl_r`: then they are the counter's of
-    /// that cycle, `selp_r` / `selmp_r`) or a reset cleared them (`svrl_rst_r`). An SVR is read in the access cycle of a
-    /// held transfer, whose select did not change at the last edge: `sel_spend` and
+    /// that cycle, `selp_r` / `selmp_r`) or a reset cleared them (`svrl_rst_r`). An SVR is read
+    /// in the access cycle of a held transfer, whose select did not change at the last edge:
+    /// `sel_spend` and
     /// `sel_smpend` come from flip-flops, not from an AND-OR over the counters behind the
     /// decoder's select (the 16x64 critical path into `snap_add`).
     selsp_r: DFF<Bit>,
@@ -1195,11 +1200,9 @@ impl Logic for RegFile {
         self.dec.paddr.next = self.paddr.val();
         // EVTYPER readback storage: read at every edge with the live PADDR's element index
         // (bits [7:2], checked in `new`), so a transfer's access cycle has its word.
-        self.evt_ram.read_clock.next = self.clock.val();
-        self.evt_ram.write_clock.next = self.clock.val();
+        self.evt_ram.clock.next = self.clock.val();
         self.evt_ram.read_address.next = self.paddr.val().get_bits::<6>(2);
-        self.smr_ram.read_clock.next = self.clock.val();
-        self.smr_ram.write_clock.next = self.clock.val();
+        self.smr_ram.clock.next = self.clock.val();
         self.smr_ram.read_address.next = self.paddr.val().get_bits::<6>(2);
         self.fresh.clock.next = self.clock.val();
         self.fresh.rst.next = self.rst.val();
