@@ -43,7 +43,8 @@ pub const DEVICE_ARGS: [&str; 3] = ["--hx8k", "--package", "cb132"];
 ///            25     105.5   98.0  99.6  98.4 102.8 103.0         101.2  98.0    3/6
 /// ```
 /// The weight is one more draw in a spread of about 5 MHz per netlist (20 and 30 are no better
-/// than 10 on 16x64): 25 raised both netlists' medians by 1.5-3 MHz, and on the one other
+/// than 10 on 16x64): 25 raised both netlists' medians by 1.5-3 MHz (chosen on seeds 1-6; on
+/// seeds 7-10, not used for the choice, 16x64 gave 102.4 / 92.5 / 103.6 / 103.4), and on the one other
 /// netlist tried (a variant of 16x64 with the pair adder in halves, not landed) it gave more on
 /// both seeds tried (98.9 / 95.4 against 97.5 / 91.5). The board's flow (fpga/src/top.rs, 60
 /// MHz with margin) keeps the default.
