@@ -1,5 +1,5 @@
-//! Strict iCE40 flow: Yosys `synth_ice40`, then `nextpnr-ice40 --hx8k --package cb132 --freq F
-//! --seed N`, reporting logic cells, flip-flops, block RAMs and the achieved clock of one
+//! Strict iCE40 flow: Yosys `synth_ice40`, then `nextpnr-ice40 --hx8k --package cb132
+//! --placer-heap-timingweight 25 --freq F --seed N` ([`PLACER_ARGS`]), reporting logic cells, flip-flops, block RAMs and the achieved clock of one
 //! configuration ([`run`], one seed), or of one netlist placed with several seeds ([`run_seeds`],
 //! the sweep; [`crate::sweep`] makes its row). Unlike rust-hdl's Alchitry helper it checks every
 //! exit code and the requested frequency.
