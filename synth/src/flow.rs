@@ -1,8 +1,8 @@
-//! Strict iCE40 flow: Yosys `synth_ice40`, then `nextpnr-ice40 --hx8k --package cb132
-//! --placer-heap-timingweight 25 --freq F --seed N` ([`PLACER_ARGS`]), reporting logic cells, flip-flops, block RAMs and the achieved clock of one
-//! configuration ([`run`], one seed), or of one netlist placed with several seeds ([`run_seeds`],
-//! the sweep; [`crate::sweep`] makes its row). Unlike rust-hdl's Alchitry helper it checks every
-//! exit code and the requested frequency.
+//! Strict iCE40 flow: Yosys `synth_ice40`, then `nextpnr-ice40 --hx8k --package cb132` with
+//! [`PLACER_ARGS`] and `--freq F --seed N`, reporting logic cells, flip-flops, block RAMs and the
+//! achieved clock of one configuration ([`run`], one seed), or of one netlist placed with several
+//! seeds ([`run_seeds`], the sweep; [`crate::sweep`] makes its row). Unlike rust-hdl's Alchitry
+//! helper it checks every exit code and the requested frequency.
 //!
 //! ```text
 //!   emit_verilog(cfg) + resource harness ──yosys synth_ice40──► netlist.json ─┬─nextpnr --seed 1──► report-seed1.json
@@ -44,9 +44,9 @@ pub const DEVICE_ARGS: [&str; 3] = ["--hx8k", "--package", "cb132"];
 /// ```
 /// The weight is one more draw in a spread of about 5 MHz per netlist (20 and 30 are no better
 /// than 10 on 16x64): 25 raised both netlists' medians by 1.5-3 MHz (chosen on seeds 1-6; on
-/// seeds 7-10, not used for the choice, 16x64 gave 102.4 / 92.5 / 103.6 / 103.4), and on the one other
-/// netlist tried (a variant of 16x64 with the pair adder in halves, not landed) it gave more on
-/// both seeds tried (98.9 / 95.4 against 97.5 / 91.5). The board's flow (fpga/src/top.rs, 60
+/// seeds 7-10, not used for the choice, 16x64 gave 102.4 / 92.5 / 103.6 / 103.4), and on the one
+/// other netlist tried (a variant of 16x64 with the pair adder in halves, not landed) it gave
+/// more on both seeds tried (98.9 / 95.4 against 97.5 / 91.5). The board's flow (fpga/src/top.rs, 60
 /// MHz with margin) keeps the default.
 pub const PLACER_ARGS: [&str; 2] = ["--placer-heap-timingweight", "25"];
 
