@@ -9,6 +9,7 @@ pub mod axi;
 pub mod bank_model;
 pub mod bank_sim;
 pub mod checked;
+pub mod filter_table_sim;
 pub mod hi_bank_sim;
 pub mod model;
 pub mod native;

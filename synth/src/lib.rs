@@ -12,6 +12,7 @@
 
 pub mod bank;
 pub mod collateral;
+pub mod filter_table;
 pub mod flow;
 pub mod hi_bank;
 pub mod stamp;
