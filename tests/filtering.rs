@@ -1011,6 +1011,88 @@ fn random_filters_w32() {
     }
 }
 
+/// Filter tables (`filter_tables = on`, issue 11): the same oracle on the block-RAM tables'
+/// StreamID compare, 32 x 32-bit counters (one lane, W = 16, the sweep's 32x32) and 9 x 40-bit
+/// counters on 3 lanes with Realm (W = 12). Every EVTYPERn and SMRn write holds the bus until its
+/// column is rebuilt (258 wait states), so the programming is most of each round: 32 x 2 x 259 =
+/// 16.6k cycles, 4 rounds, 66k cycles per backend (9 counters: 19k).
+#[test]
+fn random_filters_tables() {
+    for (i, name) in [
+        "32x32 filter tables",
+        "9x40 filter tables realm 3 lanes sid12",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (name, cfg) = named_config(name);
+        assert!(cfg.filter_tables);
+        random_filters(&name, &cfg, 0xF7A + i as u64, 4, 192);
+    }
+}
+
+/// Filter tables (docs/behaviour.md "Filter tables"): an EVTYPERn write performed at the edge
+/// ending its access cycle a holds PREADY at 0 in cycles a..a+258 (259 wait states) and the
+/// counter's new event applies at edge a+258: lane events presented up to cycle a+257 count
+/// under the old event, none after. Counter 0 counts event A (exact StreamID 0x42) while every
+/// cycle from cycle L on carries A from 0x42; EVTYPER0 := event B during it. A switch at the
+/// write (as without tables) would stop the count 257 events early. A write to an EVTYPER
+/// element beyond the counters (not performed) has one wait state.
+#[test]
+fn a_filter_table_write_holds_the_bus_until_its_column_swaps_in() {
+    let (name, cfg) = named_config("32x32 filter tables");
+    let p = Pmcg::new(&name, &cfg);
+    let ids: Vec<u16> = cfg
+        .lane_event_ids()
+        .into_iter()
+        .filter(|&e| filterable(&cfg, e))
+        .collect();
+    let (a_ev, b_ev) = (ids[0], ids[1]);
+    let f = Filter::exact(0x42, false);
+    for_each_backend(&cfg, |d| {
+        p.program(d, 0, a_ev, f);
+        p.enable(d, 1);
+        d.set_lanes(&[lane(p.lane_bit(a_ev), 0x42, SecState::NonSecure, false)]);
+        let first_lane_cycle = d.cycle;
+        d.idle(10);
+        // EVTYPER0 := event B, same filter: setup, then access cycles until PREADY = 1.
+        let mut bus = PinInputs::idle(1);
+        (bus.psel, bus.pwrite, bus.paddr, bus.pwdata, bus.pstrb) = (
+            true,
+            true,
+            p.addr(RegId::Evtyper(0)),
+            p.evtyper(b_ev, f),
+            0xF,
+        );
+        bus.pprot = S.pprot();
+        d.step_with(bus.clone());
+        bus.penable = true;
+        let access = d.cycle;
+        let mut waits = 0;
+        while !d.step_with(bus.clone()).pready {
+            waits += 1;
+            assert!(waits < 400, "PREADY stuck");
+        }
+        assert_eq!(waits, 259, "wait states of a filter write");
+        d.clear_lanes();
+        d.idle(COUNT_DELAY + 1);
+        let expected = access + 257 - first_lane_cycle + 1;
+        assert_eq!(
+            p.counter(d, 0),
+            expected,
+            "events of cycles {first_lane_cycle}..={} under the old event",
+            access + 257
+        );
+        // An element beyond the counters: not performed, one wait state.
+        let beyond = p.addr(RegId::Evtyper(0)) + 4 * cfg.counters;
+        (bus.penable, bus.paddr) = (false, beyond);
+        d.step_with(bus.clone());
+        bus.penable = true;
+        assert!(!d.step_with(bus.clone()).pready, "the access cycle");
+        assert!(d.step_with(bus.clone()).pready, "no rebuild to wait for");
+    });
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. Global filter
 // ---------------------------------------------------------------------------------------------

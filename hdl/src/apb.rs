@@ -13,7 +13,9 @@
 //!              access cycle (the next) ◄─┘ req_rd / req_wr + request   (registers only)
 //!   (PRDATA is the register file's read data, wired by the top block)
 //!   PREADY = 0 while held and in a read's first access cycle (one wait state: the register
-//!   file's read mux is two stages), else 1; PSLVERR = 0 (every location is RAZ/WI, RO or RW)
+//!   file's read mux is two stages), and with filter tables in an EVTYPER/SMR write's access
+//!   cycle and after it while the register file's `filt_busy` (its rebuild) lasts, else 1;
+//!   PSLVERR = 0 (every location is RAZ/WI, RO or RW)
 //! ```
 //! The request is registered at the setup edge, so nothing downstream of this block depends on a
 //! live bus input other than the address decoder (and the block-RAM read addresses): APB4
@@ -66,6 +68,9 @@ pub struct ApbCompleter {
     /// A counter or shadow transfer is held in this cycle (a register): the register file's
     /// upper-word bank prefetches the addressed counter meanwhile.
     pub held: Signal<Out, Bit>,
+    /// With filter tables: the register file's filter rebuild is pending or under way (its
+    /// registers): a performed EVTYPER or SMR write completes only once it has swapped in.
+    pub filt_busy: Signal<In, Bit>,
     setup_rd: DFF<Bit>,
     setup_wr: DFF<Bit>,
     addr_r: DFF<Bits<32>>,
@@ -78,6 +83,15 @@ pub struct ApbCompleter {
     hold: DFF<Bit>,
     hold_left: DFF<Bits<4>>,
     hold_wr: DFF<Bit>,
+    /// With filter tables: the next cycle is the access cycle of an EVTYPER or SMR write
+    /// (`fw_acc`), and a filter write is waiting for its rebuild (`fw_wait`).
+    fw_acc: DFF<Bit>,
+    fw_wait: DFF<Bit>,
+    filter_tables: Constant<Bit>,
+    evt_base: Constant<Bits<32>>,
+    smr_base: Constant<Bits<32>>,
+    evt_region_mask: Constant<Bits<32>>,
+    smr_region_mask: Constant<Bits<32>>,
     /// The EVCNTR and SVR regions: base addresses and the address bits that name the region.
     evc_base: Constant<Bits<32>>,
     svr_base: Constant<Bits<32>>,
@@ -90,8 +104,9 @@ pub struct ApbCompleter {
 }
 
 impl ApbCompleter {
-    /// The completer of a register map (its EVCNTR and SVR regions are held).
-    pub fn new(map: &RegisterMap) -> Self {
+    /// The completer of a register map (its EVCNTR and SVR regions are held), with or without
+    /// filter tables (`PmcgConfig::filter_tables`: EVTYPER and SMR writes wait for the rebuild).
+    pub fn new(map: &RegisterMap, filter_tables: bool) -> Self {
         let region = |id: RegId| {
             (
                 Constant::new((map.array_base(id) as u64).into()),
@@ -100,6 +115,8 @@ impl ApbCompleter {
         };
         let (evc_base, evc_region_mask) = region(RegId::Evcntr(0));
         let (svr_base, svr_region_mask) = region(RegId::Svr(0));
+        let (evt_base, evt_region_mask) = region(RegId::Evtyper(0));
+        let (smr_base, smr_region_mask) = region(RegId::Smr(0));
         assert!((1..16).contains(&COUNTER_HOLD_CYCLES));
         ApbCompleter {
             clock: Default::default(),
@@ -123,6 +140,14 @@ impl ApbCompleter {
             req_root: Default::default(),
             held_wr_last: Default::default(),
             held: Default::default(),
+            filt_busy: Default::default(),
+            fw_acc: Default::default(),
+            fw_wait: Default::default(),
+            filter_tables: Constant::new(filter_tables),
+            evt_base,
+            smr_base,
+            evt_region_mask,
+            smr_region_mask,
             setup_rd: Default::default(),
             setup_wr: Default::default(),
             addr_r: Default::default(),
@@ -150,7 +175,7 @@ impl Logic for ApbCompleter {
     fn update(&mut self) {
         dff_setup!(
             self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r, root_r, hold,
-            hold_left, hold_wr
+            hold_left, hold_wr, fw_acc, fw_wait
         );
         // The setup cycle registers the transfer; the access cycle performs it. A transfer to
         // the EVCNTR or SVR region is held first, and presented in the last held cycle.
@@ -191,9 +216,26 @@ impl Logic for ApbCompleter {
         self.req_strb.next = self.strb_r.q.val();
         self.req_ns.next = self.ns_r.q.val();
         self.req_root.next = self.root_r.q.val();
+        // With filter tables, an EVTYPER or SMR write (docs/behaviour.md "Filter tables"): PREADY
+        // is low in its access cycle, and after it while the rebuild it started is pending or
+        // under way (a write the register file ignored starts none: one wait state).
+        self.fw_acc.d.next = self.filter_tables.val()
+            & self.setup_now.val()
+            & (!self.held_now.val())
+            & self.pwrite.val()
+            & (((self.paddr.val() & self.evt_region_mask.val()) == self.evt_base.val())
+                | ((self.paddr.val() & self.smr_region_mask.val()) == self.smr_base.val()));
+        self.fw_wait.d.next = self.fw_acc.q.val() | (self.fw_wait.q.val() & self.filt_busy.val());
+        if self.rst.val() {
+            self.fw_acc.d.next = false;
+            self.fw_wait.d.next = false;
+        }
         // One wait state for reads: PREADY is low in the access cycle that performs a read;
         // and in every held cycle.
-        self.pready.next = !(self.setup_rd.q.val() | self.hold.q.val());
+        self.pready.next = !(self.setup_rd.q.val()
+            | self.hold.q.val()
+            | self.fw_acc.q.val()
+            | (self.fw_wait.q.val() & self.filt_busy.val()));
         self.pslverr.next = false;
     }
 }
@@ -251,7 +293,7 @@ mod tests {
     }
 
     fn new_completer(map: &RegisterMap) -> ApbCompleter {
-        let mut uut = ApbCompleter::new(map);
+        let mut uut = ApbCompleter::new(map, false);
         uut.connect_all();
         uut.clock.next = Clock { clk: false };
         uut.pstrb.next = 0xF.into();

@@ -1,7 +1,8 @@
 //! `FilterTable`: the counters' StreamID filters as block-RAM lookup tables, rebuilt one column
 //! at a time on a filter write, double-buffered so that a counter always sees its old or its
 //! new filter, never a mix (issue 11; `../shared/notes/ice40-field-notes.md`, "StreamID filters
-//! as lookup tables"). A block on its own: the PMCG's register file does not use it yet.
+//! as lookup tables"). The register file holds one with `filter_tables = on` (regfile.rs: the
+//! tables' `hit` replaces each counter's StreamID compare; docs/behaviour.md "Filter tables").
 //!
 //! ```text
 //!  sid[l] (live) ─► byte b of it addresses table (copy c, lane l, byte b): 256 rows x counters
@@ -141,6 +142,8 @@ pub struct FilterTable {
     pub flip: Signal<Out, Bit>,
     shape: TableShape,
     fault: Option<FilterTableFault>,
+    /// False for [`FilterTable::absent`]: no tables, outputs 0.
+    present: bool,
     mem: Vec<Vec<u64>>,
     rd: Vec<u64>,
     g: bool,
@@ -166,6 +169,7 @@ impl FilterTable {
             flip: Default::default(),
             shape,
             fault,
+            present: true,
             mem: vec![vec![0; TABLE_ROWS]; t],
             rd: vec![0; t],
             g: false,
@@ -174,6 +178,25 @@ impl FilterTable {
             cur: (0, 0, 0),
             prev: None,
         }
+    }
+
+    /// No tables (a configuration without them): the ports of a `lanes`-lane table, every
+    /// output 0, no logic. (rust-hdl's Verilog generation mistranslates an output of a block in
+    /// a `Vec` indexed by a second loop variable, `self.t[i].hit[l]`, so the register file
+    /// holds one `FilterTable` always rather than a `Vec` of zero or one.)
+    pub fn absent(lanes: usize) -> Self {
+        let mut t = FilterTable::new(
+            TableShape {
+                counters: 1,
+                lanes,
+                sid_bytes: 1,
+            },
+            None,
+        );
+        t.present = false;
+        t.mem.clear();
+        t.rd.clear();
+        t
     }
 
     /// The last row the rebuild writes (255, or 254 with the planted fault).
@@ -188,7 +211,7 @@ impl FilterTable {
 
 impl Logic for FilterTable {
     fn update(&mut self) {
-        if !self.clock.pos_edge() {
+        if !self.present || !self.clock.pos_edge() {
             return;
         }
         let s = self.shape;
@@ -276,6 +299,14 @@ impl Logic for FilterTable {
         let s = self.shape;
         let c = s.counters;
         let mut v = String::new();
+        if !self.present {
+            v += "// No filter tables in this configuration.\nalways @(*) begin\n";
+            for l in 0..s.lanes {
+                v += &format!("   hit${l} = 64'h0;\n");
+            }
+            v += "   busy = 1'b0;\n   flip = 1'b0;\nend\n";
+            return Verilog::Custom(v);
+        }
         let msb = c - 1;
         // The columns as one-hot registers (loaded at `start`), so that the block RAMs' write
         // masks come from flip-flops, not from a 6-bit decode (the tables' critical path alone).
@@ -514,6 +545,13 @@ mod tests {
             0b00,
             "the fault brings counter 0's old (reset) column back"
         );
+    }
+
+    /// The register file starts a rebuild one edge after the write (its registered decode), so
+    /// the register map's timing constant, which the reference model uses, is this block's.
+    #[test]
+    fn the_register_maps_apply_delay_is_the_decode_edge_and_the_rebuild() {
+        assert_eq!(1 + REBUILD_EDGES, crate::regmap::FILTER_TABLE_APPLY_EDGES);
     }
 
     #[test]

@@ -22,6 +22,11 @@
 //!               ──► stage 2: + pending carry ──► rd_data (PRDATA in the second access cycle)
 //!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
 //!        ──► accepted security states, key compare ──► match count ──► c_match[n] (register)
+//!   with filter tables (`filter_tables`): lane_sid_live ──► FilterTable (filter_table.rs) ──►
+//!        tab_hit[l] bit n replaces counter n's key compare; the registered decode starts the
+//!        written counter's column rebuild, and its swap (`flip`, 257 edges later) loads the
+//!        event selection and mode instead of the edge after the write; `filt_busy` holds the
+//!        write on the bus meanwhile (apb.rs)
 //!
 //!   c_match[n] := a write to counter n in its last held cycle (MatchRegs) ? 0
 //!                 : event 0 after this edge ? (CR.E & CNTEN[n] after this edge ? 1 : 0)
@@ -63,6 +68,7 @@ use crate::bitpack::BitPack;
 use crate::bram::{Bram, BRAM_ADDR_BITS};
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
+use crate::filter_table::{FilterTable, TableShape};
 use crate::fresh_flags::FreshFlags;
 use crate::hi_bank::{HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
 use crate::match_regs::MatchRegs;
@@ -100,6 +106,9 @@ pub struct RegFile {
     pub lane_nosid: Vec<Signal<In, Bit>>,
     /// {PARTID space [25:24], PMG [23:16], PARTID [15:0]} (`lane_mpam_word`; MPAM filter only).
     pub lane_mpam: Vec<Signal<In, Bits<32>>>,
+    /// The lanes' StreamIDs of this cycle, live (filter tables only: their block RAMs look
+    /// them up at the edge the top block registers them).
+    pub lane_sid_live: Vec<Signal<In, Bits<32>>>,
     /// The external capture request, registered by the top block.
     pub capt_req: Signal<In, Bit>,
     /// From the MSI master (registers): an MSI is outstanding, IRQ_CTRLACK.IRQEN, IRQ_ABT.
@@ -127,6 +136,9 @@ pub struct RegFile {
     pub capt_ack: Signal<Out, Bit>,
     /// Per-counter overflow pulses, one cycle after the overflow edge.
     pub ovf_export: Signal<Out, Bits<64>>,
+    /// With filter tables: a filter rebuild is pending or under way (registers): the APB
+    /// completer holds the EVTYPER/SMR write that started it until it swaps in.
+    pub filt_busy: Signal<Out, Bit>,
     /// Counter n: bits [15:0] (the rest is in the banks), EVTYPERn, SMRn, and EVTYPERn's event
     /// decode (`event_sel` layout).
     c_lo: Vec<DFF<Bits<16>>>,
@@ -571,6 +583,18 @@ pub struct RegFile {
     /// Per counter (reused in the loop): lane hits, the states it accepts (bit = `lane_ss`
     /// code), the MPAM value with the selected space, the match count.
     hit: Vec<Signal<Local, Bit>>,
+    /// With filter tables (`filter_tables`): the tables (filter_table.rs; `absent` without), per
+    /// lane the StreamID compare of every counter (the tables' `hit`), the swap of a rebuilt
+    /// column at the next edge, and the written counter's index (the rebuild's column).
+    ftab: FilterTable,
+    tab_hit: Vec<Signal<Local, Bits<64>>>,
+    tab_flip: Signal<Local, Bit>,
+    fd_idx: DFF<Bits<6>>,
+    tables: Constant<Bit>,
+    /// The edge that loads the decoded event selection (`sel_load`) and filter (`filt_go`):
+    /// one edge after the write (`fd_*`), or with filter tables the rebuild's swap.
+    sel_load: Signal<Local, Bit>,
+    filt_go: Signal<Local, Bit>,
     m_now: Signal<Local, Bits<13>>,
     sec_eff: Signal<Local, Bit>,
     rel: Signal<Local, Bit>,
@@ -802,6 +826,21 @@ impl RegFile {
             lane_ss: (0..lanes).map(|_| Default::default()).collect(),
             lane_nosid: (0..lanes).map(|_| Default::default()).collect(),
             lane_mpam: (0..lanes).map(|_| Default::default()).collect(),
+            lane_sid_live: (0..lanes).map(|_| Default::default()).collect(),
+            filt_busy: Default::default(),
+            ftab: if cfg.filter_tables {
+                let shape = TableShape::new(n, lanes, cfg.sid_bits)
+                    .expect("a validated configuration has a table shape");
+                FilterTable::new(shape, None)
+            } else {
+                FilterTable::absent(lanes)
+            },
+            tab_hit: (0..lanes).map(|_| Default::default()).collect(),
+            tab_flip: Default::default(),
+            fd_idx: Default::default(),
+            tables: Constant::new(cfg.filter_tables),
+            sel_load: Default::default(),
+            filt_go: Default::default(),
             filt_care: Default::default(),
             filt_many: Default::default(),
             filt_mode: Default::default(),
@@ -1174,8 +1213,8 @@ impl Logic for RegFile {
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
             snap, snap_add, snap_hit, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r,
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
-            fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, rq_word, rq_misc, rq_add, rq_done, pf1_r,
-            ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
+            fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, fd_idx, rq_word, rq_misc, rq_add, rq_done,
+            pf1_r, ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
             bank_wr_r, pair_wr_r, arm_r, parm_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r,
             selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r,
             mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
@@ -1519,6 +1558,31 @@ impl Logic for RegFile {
         if (self.filt_m.val() & self.pmg_field.val()) <= self.pmg_max_s.val() {
             self.filt_mode.next = self.filt_mode.val() | 0x1000u64;
         }
+        // ---- Filter tables (filter_table.rs; `filter_tables` only): the decoded write of the
+        // previous edge starts its counter's column rebuild (VALUE = SMR & CARE); the decoded
+        // event selection and filter load at its swap, 257 edges later, so that events see the
+        // old or the new configuration, never a mix (docs/behaviour.md "Filter tables").
+        self.ftab.clock.next = self.clock.val();
+        self.ftab.rst.next = self.rst.val();
+        for l in 0..self.lane_sid_live.len() {
+            self.ftab.sid[l].next = self.lane_sid_live[l].val();
+            self.tab_hit[l].next = self.ftab.hit[l].val();
+        }
+        self.ftab.start.next = self.fd_filt.q.val();
+        self.ftab.col.next = self.fd_idx.q.val();
+        self.ftab.care.next = self.filt_care.val();
+        self.ftab.val.next = self.fd_smr.q.val() & self.filt_care.val();
+        self.tab_flip.next = self.ftab.flip.val();
+        self.filt_busy.next = false;
+        if self.tables.val() {
+            self.filt_busy.next = self.fd_filt.q.val() | self.ftab.busy.val();
+        }
+        self.sel_load.next = self.fd_evtw.q.val();
+        self.filt_go.next = self.fd_filt.q.val();
+        if self.tables.val() {
+            self.sel_load.next = self.tab_flip.val();
+            self.filt_go.next = self.tab_flip.val();
+        }
         // Live security controls (registers; 0 when not implemented).
         self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
         self.scr_nao.next = (self.scr.q.val() & self.scr_nao_mask.val()).any();
@@ -1545,6 +1609,9 @@ impl Logic for RegFile {
         self.fd_filt.d.next = self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val());
         self.fd_evtw.d.next = self.wr_ok.val() & self.evt_in.val();
         self.fd_wr0.d.next = self.filt_wr0.val();
+        if self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val()) {
+            self.fd_idx.d.next = self.req_addr.val().get_bits::<6>(2);
+        }
         if self.wr_ok.val() & self.evt_in.val() {
             self.fd_evt.d.next = self.evt_merged.val();
             self.fd_smr.d.next = self.sel_smr.val();
@@ -1725,7 +1792,16 @@ impl Logic for RegFile {
                 // Branch-free, which keeps the Verilator model fast on random traffic.
                 // (Two copies of the expression: without the MPAM filter the key is the StreamID,
                 // and the native simulation is spared a copy per lane and counter.)
-                if self.mpam_on.val() {
+                if self.tables.val() {
+                    // The StreamID compare is the tables' (the lanes registered at the edge
+                    // that looked them up).
+                    self.hit[l].next = self.hit[l].val()
+                        & self.ev_ok.val()
+                        & ((!self.filtered.val())
+                            | (self.tab_hit[l].val().get_bit(n)
+                                & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
+                                & self.acc.val().get_bit(self.lane_sse[l].val().index())));
+                } else if self.mpam_on.val() {
                     self.key.next = self.lane_sid[l].val();
                     if self.m_now.val().get_bit(4) {
                         self.key.next = self.lane_mpam[l].val();
@@ -1755,7 +1831,7 @@ impl Logic for RegFile {
             // with the filter (the index compare nested under the strobe: the native simulation
             // runs it only then).
             self.sel_nx.next = self.c_sel[n].q.val();
-            if self.fd_evtw.q.val() {
+            if self.sel_load.val() {
                 if self.fd_sel.q.val().get_bit(n) {
                     self.sel_nx.next = self.dec_sel.val();
                 }
@@ -1790,7 +1866,7 @@ impl Logic for RegFile {
             self.wr_lo.next = false;
             self.wr_evt.next = false;
             // The registered decode of the previous edge's EVTYPER/SMR write.
-            if self.fd_filt.q.val() {
+            if self.filt_go.val() {
                 if self.global_filter.val() {
                     self.filt_load.next = self.fd_wr0.q.val();
                 } else {

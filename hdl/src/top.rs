@@ -140,7 +140,7 @@ impl PmcgCore {
             capt_req: Default::default(),
             capt_ack: Default::default(),
             ovf_export: Default::default(),
-            apb: ApbCompleter::new(&crate::regmap::RegisterMap::new(cfg)),
+            apb: ApbCompleter::new(&crate::regmap::RegisterMap::new(cfg), cfg.filter_tables),
             regs: RegFile::with_hi_bank_fault(cfg, fault),
             msi: Default::default(),
             capt_req_q: Default::default(),
@@ -185,6 +185,7 @@ impl Logic for PmcgCore {
         self.regs.paddr.next = self.paddr.val();
         self.regs.held_wr_last.next = self.apb.held_wr_last.val();
         self.regs.held.next = self.apb.held.val();
+        self.apb.filt_busy.next = self.regs.filt_busy.val();
         self.regs.req_wdata.next = self.apb.req_wdata.val();
         self.regs.req_strb.next = self.apb.req_strb.val();
         self.regs.req_ns.next = self.apb.req_ns.val();
@@ -205,6 +206,7 @@ impl Logic for PmcgCore {
             self.regs.lane_valid[l].next = self.lane_valid_q[l].q.val();
             self.regs.lane_events[l].next = self.lane_events_q[l].q.val();
             self.regs.lane_sid[l].next = self.lane_sid_q[l].q.val();
+            self.regs.lane_sid_live[l].next = self.lane_sid[l].val();
             self.regs.lane_ss[l].next = self.lane_ss_q[l].q.val();
             self.regs.lane_nosid[l].next = self.lane_nosid_q[l].q.val();
             self.regs.lane_mpam[l].next = self.lane_mpam_q[l].q.val();

@@ -119,6 +119,10 @@ pub struct PmcgConfig {
     pub s_pmg_max: u8,
     /// CFGR.SID_FILTER_TYPE.
     pub sid_filter: SidFilterType,
+    /// The per-counter StreamID filters are kept as block-RAM lookup tables
+    /// (hdl/src/filter_table.rs) instead of flip-flop compares: an EVTYPERn or SMRn write then
+    /// holds the bus while its counter's table column is rebuilt (docs/behaviour.md).
+    pub filter_tables: bool,
     /// CFGR.RELOC_CTRS: page 1 is present and holds EVCNTRn, SVRn, OVSCLR0/OVSSET0 and CAPR.
     pub reloc_ctrs: bool,
     /// APB byte address of page 1 relative to page 0 (a multiple of 4 KiB). Default 64 KiB, so a
@@ -171,6 +175,7 @@ impl PmcgConfig {
             s_partid_max: 0,
             s_pmg_max: 0,
             sid_filter: SidFilterType::PerCounter,
+            filter_tables: false,
             reloc_ctrs: false,
             page1_offset: 0,
             pa_bits: 0,
@@ -538,7 +543,7 @@ const fn hex_number(max: u64) -> Kind {
 /// Every configuration key, in documentation order. The parser ([`PmcgConfig::set`]),
 /// [`PmcgConfig::validate`], [`PmcgConfig::default`], [`PmcgConfig::summary`], `gen`'s JSON and
 /// README.md's key table all read this table.
-pub static CONFIG_KEYS: [ConfigKey; 24] = [
+pub static CONFIG_KEYS: [ConfigKey; 25] = [
     ConfigKey {
         key: "counters",
         kind: number(1, 64),
@@ -721,6 +726,15 @@ pub static CONFIG_KEYS: [ConfigKey; 24] = [
         },
     },
     ConfigKey {
+        key: "filter_tables",
+        kind: Kind::OnOff,
+        default: "off",
+        register: "EVTYPERn, SMRn write timing (10.4)",
+        description: "per-counter StreamID filters as block-RAM tables: an EVTYPER or SMR write takes 259 wait states; needs `sid_filter=per-counter`, `mpam_filter=off`",
+        get: |c| KeyValue::Flag(c.filter_tables),
+        put: |c, v| c.filter_tables = v.flag(),
+    },
+    ConfigKey {
         key: "reloc_ctrs",
         kind: Kind::OnOff,
         default: "on",
@@ -885,6 +899,18 @@ impl PmcgConfig {
             return Err(err(
                 "realm",
                 "Realm state needs Secure state (secure=on): ROOTCR and SCR go together (10.7)",
+            ));
+        }
+        if self.filter_tables && self.sid_filter != SidFilterType::PerCounter {
+            return Err(err(
+                "filter_tables",
+                "filter tables hold per-counter filters: they need sid_filter=per-counter",
+            ));
+        }
+        if self.filter_tables && self.mpam_filter {
+            return Err(err(
+                "filter_tables",
+                "filter tables look up StreamIDs, not MPAM labels: they need mpam_filter=off",
             ));
         }
         let lane_events = self.lane_event_ids().len() as u32;
@@ -1214,6 +1240,9 @@ mod tests {
             ("mpam_filter=maybe", "mpam_filter"),
             ("secure=off realm=on", "realm"),
             ("msi=off msi_mpam=on", "msi_mpam"),
+            ("filter_tables=on sid_filter=global", "filter_tables"),
+            ("filter_tables=on mpam_filter=on", "filter_tables"),
+            ("filter_tables=yes", "filter_tables"),
             ("counters", "counters"),
             ("counters=4 counters=4", "counters"),
             ("counter_bits=0x20_0000_0000_0000_0000", "counter_bits"),

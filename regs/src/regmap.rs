@@ -306,6 +306,13 @@ pub mod offset {
 /// 11), so that the access is performed at a fixed cycle whatever the carry traffic.
 pub const COUNTER_HOLD_CYCLES: u32 = 8;
 
+/// With filter tables (`PmcgConfig::filter_tables`): edges from an EVTYPERn or SMRn write (at
+/// its access edge t) to the edge at which the counter's new event selection and filter apply
+/// (t + 258; docs/behaviour.md "Filter tables"): the write is decoded at t + 1, where its
+/// table column's rebuild starts, which writes 256 rows and swaps one edge later
+/// (hdl/src/filter_table.rs). The write holds the bus until then.
+pub const FILTER_TABLE_APPLY_EDGES: u64 = 258;
+
 /// AIDR value: SMMUv3.3 PMCG (10.5.2.26).
 pub const AIDR_VALUE: u64 = 0x03;
 /// PMDEVARCH: ARCHITECT 0x23B (Arm), PRESENT, REVISION 0, ARCHID 0x2A56 (10.5.2.29).
@@ -1030,6 +1037,15 @@ impl RegisterMap {
     /// it is performed.
     pub fn held_access(&self, addr: u32) -> bool {
         [RegId::Evcntr(0), RegId::Svr(0)]
+            .iter()
+            .any(|&id| addr & !(self.array_extent(id) - 1) == self.array_base(id))
+    }
+
+    /// Whether an APB address falls in the EVTYPER or SMR region (any element): with filter
+    /// tables (`PmcgConfig::filter_tables`) a write there holds the bus until the counter's
+    /// filter table column is rebuilt (docs/behaviour.md "Filter tables").
+    pub fn filter_access(&self, addr: u32) -> bool {
+        [RegId::Evtyper(0), RegId::Smr(0)]
             .iter()
             .any(|&id| addr & !(self.array_extent(id) - 1) == self.array_base(id))
     }

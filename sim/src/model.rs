@@ -58,7 +58,9 @@ use std::collections::HashMap;
 
 use pmcg_hdl::config::{PmcgConfig, SidFilterType, CYCLE_EVENT, LANE_EVENT_BITS, MAX_LANES};
 use pmcg_hdl::regmap::field;
-use pmcg_hdl::regmap::{Access as FieldAccess, RegId, RegisterMap, Word, COUNTER_HOLD_CYCLES};
+use pmcg_hdl::regmap::{
+    Access as FieldAccess, RegId, RegisterMap, Word, COUNTER_HOLD_CYCLES, FILTER_TABLE_APPLY_EDGES,
+};
 
 use crate::pins::{Dut, LaneIn, MpamSpace, PinInputs, PinOutputs, SecState};
 
@@ -496,8 +498,15 @@ pub struct Model {
     /// it at once) and this copy at edge t+1 (the decode is registered: docs/behaviour.md
     /// "Event lanes and counting", Reconfiguration).
     match_vals: Vec<u64>,
-    /// The EVTYPERn or SMRn slot written at the previous edge, decoded at this one.
-    decode_pending: Option<usize>,
+    /// The EVTYPERn or SMRn slot written at an earlier edge, and the edges left until the match
+    /// side takes it (1: this edge): 1 after the write, or with filter tables the rebuild's
+    /// swap, [`FILTER_TABLE_APPLY_EDGES`] after it (docs/behaviour.md "Filter tables").
+    decode_pending: Option<(usize, u64)>,
+    /// Filter tables (`PmcgConfig::filter_tables`): EVTYPERn/SMRn writes wait for the rebuild.
+    filter_tables: bool,
+    /// With filter tables: a write to the EVTYPER or SMR region completed its access cycle at
+    /// the last edge, and waits while its rebuild is pending (the APB completer's register).
+    fw_wait: bool,
     counters: Vec<u64>,
     cnten: u64,
     inten: u64,
@@ -789,6 +798,8 @@ impl Model {
             vals: vec![0; slots.len()],
             match_vals: vec![0; slots.len()],
             decode_pending: None,
+            filter_tables: cfg.filter_tables,
+            fw_wait: false,
             slots,
             by_addr,
             by_id,
@@ -922,7 +933,27 @@ impl Model {
     /// PREADY in the current cycle: 0 in a held transfer's wait states and in a read's first
     /// access cycle (its own wait state), else 1.
     pub fn pready(&self) -> bool {
-        self.hold.is_none() && !matches!(self.setup, Some(r) if !r.write)
+        let waiting = self.hold.is_some()
+            || matches!(self.setup, Some(r) if !r.write)
+            || self.filter_write_access()
+            || (self.fw_wait && self.decode_pending.is_some());
+        !waiting
+    }
+
+    /// With filter tables: this cycle is the access cycle of a write to the EVTYPER or SMR
+    /// region (PREADY 0; docs/behaviour.md "Filter tables").
+    fn filter_write_access(&self) -> bool {
+        self.filter_tables
+            && matches!(self.setup, Some(r) if r.write && self.map.filter_access(r.paddr))
+    }
+
+    /// Edges from an EVTYPERn/SMRn write to the match side taking it.
+    fn decode_edges(&self) -> u64 {
+        if self.filter_tables {
+            FILTER_TABLE_APPLY_EDGES
+        } else {
+            1
+        }
     }
 
     /// Synchronous reset: every register takes its reset value from the map.
@@ -1192,11 +1223,11 @@ impl Model {
             Kind::Evtyper(n) => {
                 self.vals[st] = merge(self.vals[st]);
                 self.set_ovfcap(n);
-                self.decode_pending = Some(s);
+                self.decode_pending = Some((s, self.decode_edges()));
             }
             Kind::Smr(_) => {
                 self.vals[st] = merge(self.vals[st]);
-                self.decode_pending = Some(s);
+                self.decode_pending = Some((s, self.decode_edges()));
             }
             Kind::Cr => {
                 self.vals[st] = merge(self.vals[st]);
@@ -1219,7 +1250,7 @@ impl Model {
             Kind::Svr(_) | Kind::Capr => {}
         }
         if self.fault == Some(PlantedFault::EarlyFilterDecode) {
-            if let Some(p) = self.decode_pending.take() {
+            if let Some((p, _)) = self.decode_pending.take() {
                 self.apply_decode(p);
             }
         }
@@ -1446,8 +1477,14 @@ impl Model {
         self.match_lanes(&lanes_q);
         // The EVTYPERn/SMRn write of the previous edge reaches the match side at this edge
         // (after this cycle's match and count, before this edge's write).
-        if let Some(s) = self.decode_pending.take() {
-            self.apply_decode(s);
+        // With filter tables at the rebuild's swap, FILTER_TABLE_APPLY_EDGES after the write.
+        match self.decode_pending {
+            Some((s, 1)) => {
+                self.decode_pending = None;
+                self.apply_decode(s);
+            }
+            Some((s, k)) => self.decode_pending = Some((s, k - 1)),
+            None => {}
         }
         // 10.5.2.7 / 10.5.2.19: overflow of a counter with INTEN = 1 while IRQEN = 1 interrupts:
         // a qualifying overflow edge. It is registered at this edge and acted on (irq, MSI) at the
@@ -1609,11 +1646,15 @@ impl Dut for Model {
             capt_ack: self.capt_ack,
             ovf_export: self.ovf_export,
         };
+        // The APB completer's filter-write wait (it sees PRESETn live, like its setup register).
+        let fw_wait = inp.presetn
+            && (self.filter_write_access() || (self.fw_wait && self.decode_pending.is_some()));
         if self.rst_q {
             self.reset(); // registered synchronous reset: nothing else happens at this edge
         } else {
             self.edge(inp);
         }
+        self.fw_wait = fw_wait;
         // The setup register samples every cycle PRESETn is high; the reset register every cycle.
         // A transfer to the EVCNTR or SVR region is held for COUNTER_HOLD_CYCLES wait states
         // first; its access cycle is then the cycle after the last (APB4 keeps the bus stable),

@@ -252,9 +252,10 @@ impl Access {
 pub use crate::axi::MsiResponder;
 
 /// The wait states the [`Driver`] allows before it declares PREADY stuck (the contract has 1 per
-/// read and 0 per write, plus `COUNTER_HOLD_CYCLES` (8) for counter and shadow accesses; issue
-/// 11 bounds them at 16).
-pub const MAX_WAIT_STATES: u32 = 16;
+/// read and 0 per write, plus `COUNTER_HOLD_CYCLES` (8) for counter and shadow accesses, and
+/// with filter tables 258 after an EVTYPER or SMR write's access cycle: docs/behaviour.md
+/// "Filter tables").
+pub const MAX_WAIT_STATES: u32 = pmcg_hdl::regmap::FILTER_TABLE_APPLY_EDGES as u32 + 1;
 
 /// Called with (cycle, inputs, outputs) after every cycle.
 pub type Observer = Box<dyn FnMut(u64, &PinInputs, &PinOutputs)>;

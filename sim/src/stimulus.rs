@@ -65,6 +65,13 @@ pub struct Stimulus {
     /// stimulus is open-loop: it holds the access for the contract's length, and a backend whose
     /// PREADY differs fails the lock-step comparison.
     access_left: u32,
+    /// With filter tables, the pending transfer is an EVTYPER/SMR write: it lasts until PREADY
+    /// is 1 (its rebuild's length depends on whether the write was performed, docs/behaviour.md
+    /// "Filter tables"), which the stimulus learns from [`Stimulus::observe`]; `in_access`: an
+    /// access cycle of it has been driven, `last_pready`: PREADY of the last cycle.
+    until_ready: bool,
+    in_access: bool,
+    last_pready: bool,
     lanes: Vec<LaneIn>,
     /// Probability of activity on a lane per cycle (percent).
     pub lane_activity: u32,
@@ -178,6 +185,9 @@ impl Stimulus {
             map,
             pending: None,
             access_left: 0,
+            until_ready: false,
+            in_access: false,
+            last_pready: true,
             lane_activity: 60,
             bus_activity: 50,
             reset_rate: 5,
@@ -344,8 +354,15 @@ impl Stimulus {
         let mut inp = PinInputs::idle(self.lanes.len());
         inp.lanes.clone_from(&self.lanes);
         inp.capt_req = self.capt_req;
+        if self.until_ready && self.in_access && self.last_pready {
+            // The filter write completed in the last cycle.
+            self.until_ready = false;
+            self.in_access = false;
+            self.pending = None;
+        }
         if let Some(mut setup) = self.pending.clone() {
             setup.penable = true;
+            self.in_access = true;
             setup.lanes.clone_from(&self.lanes);
             setup.capt_req = self.capt_req;
             // A read's wait state: now and then PRESETn falls in it; the read still completes
@@ -363,6 +380,8 @@ impl Stimulus {
             {
                 setup.presetn = false;
                 self.access_left = 2;
+                // The wait ends with the reset: the transfer completes in the next cycle.
+                self.until_ready = false;
             }
             self.access_left -= 1;
             if self.access_left == 0 {
@@ -434,6 +453,15 @@ impl Stimulus {
             // APB5 PNSE: Root and Realm accesses (ignored without Realm).
             inp.pnse = self.rng.gen_bool(0.3);
             inp.pwrite = self.rng.gen_bool(0.45);
+            // With filter tables an EVTYPER/SMR write holds the bus for 259 cycles: one in
+            // twenty stays a write, so that the bus still carries mostly other traffic.
+            if inp.pwrite
+                && self.cfg.filter_tables
+                && self.map.filter_access(addr)
+                && self.rng.gen_bool(0.95)
+            {
+                inp.pwrite = false;
+            }
             if inp.pwrite {
                 inp.pwdata = self.pick_wdata(addr);
                 self.aim_chase(addr, inp.pwdata);
@@ -554,7 +582,18 @@ impl Stimulus {
         // A transfer to the EVCNTR or SVR region is held first (docs/behaviour.md "Counter and
         // shadow accesses").
         self.access_left = self.map.hold_cycles(setup.paddr) + if setup.pwrite { 1 } else { 2 };
+        self.until_ready =
+            self.cfg.filter_tables && setup.pwrite && self.map.filter_access(setup.paddr);
+        if self.until_ready {
+            self.access_left = u32::MAX;
+        }
+        self.in_access = false;
         self.pending = Some(setup.clone());
+    }
+
+    /// PREADY of the cycle just stepped (the reference's): ends a filter write's wait.
+    pub fn observe(&mut self, pready: bool) {
+        self.last_pready = pready;
     }
 
     /// A reset cycle's inputs (to start every run from the reset state).
@@ -658,6 +697,7 @@ pub fn lockstep(
             stats.capt_ack_cycles += 1;
         }
         msi.observe(cycle, &outs[0]);
+        stim.observe(outs[0].pready);
         stats.cycles += 1;
     }
     stats.msi_writes = msi.completed.len() as u64;

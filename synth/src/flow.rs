@@ -275,10 +275,15 @@ pub fn synthesize(work: &Path) -> Result<(), FlowError> {
 }
 
 /// The configurations docs/resources.md reports (the default last: it may not fit).
-pub const SWEEP: [(&str, &[&str]); 5] = [
+pub const SWEEP: [(&str, &[&str]); 6] = [
     ("4x32", &["counters=4", "counter_bits=32"]),
     ("16x32", &["counters=16", "counter_bits=32"]),
     ("32x32", &["counters=32", "counter_bits=32"]),
+    // The per-counter StreamID filters as block-RAM tables (docs/behaviour.md "Filter tables").
+    (
+        "32x32 filter tables",
+        &["counters=32", "counter_bits=32", "filter_tables=on"],
+    ),
     ("16x64", &["counters=16", "counter_bits=64"]),
     ("default (64x64)", &[]),
 ];

@@ -190,7 +190,8 @@ mod tests {
             "capture": true, "msi": true, "secure": true, "realm": false,
             "mpam_filter": false, "msi_mpam": true,
             "partid_max": 0x1F, "pmg_max": 7, "s_partid_max": 0xF, "s_pmg_max": 1,
-            "sid_filter": "global", "reloc_ctrs": true, "page1_offset": 0x10000, "pa_bits": 48,
+            "sid_filter": "global", "filter_tables": false, "reloc_ctrs": true,
+            "page1_offset": 0x10000, "pa_bits": 48,
             "jep106": {"cont": 4, "id": 0x3B},
             "product": {"part": 0x4A1, "variant": 2, "revision": 3},
         });

@@ -66,7 +66,7 @@ pub fn configs() -> Vec<(&'static str, PmcgConfig)> {
 /// Corner configurations of the differential sweep (tests/differential.rs); tests that need the
 /// same corner take it by name so that its Verilator model is built once.
 pub fn corner_configs() -> Vec<(&'static str, PmcgConfig)> {
-    let corners: [(&str, &[&str]); 7] = [
+    let corners: [(&str, &[&str]); 9] = [
         (
             "1x64 sid1",
             &["counters=1", "counter_bits=64", "sid_bits=1", "capture=off"],
@@ -123,6 +123,21 @@ pub fn corner_configs() -> Vec<(&'static str, PmcgConfig)> {
                 "impdef=0x80,0x81,0x82",
                 "impdef_global=0x81",
                 "impdef_nonattr=0x82",
+            ],
+        ),
+        (
+            "32x32 filter tables",
+            &["counters=32", "counter_bits=32", "filter_tables=on"],
+        ),
+        (
+            "9x40 filter tables realm 3 lanes sid12",
+            &[
+                "counters=9",
+                "counter_bits=40",
+                "lanes=3",
+                "sid_bits=12",
+                "realm=on",
+                "filter_tables=on",
             ],
         ),
         (
