@@ -71,6 +71,7 @@ pub fn config_words(cfg: &PmcgConfig) -> (u32, u32) {
         cfg.reloc_ctrs,
         cfg.sid_filter == SidFilterType::Global,
         cfg.ats,
+        cfg.filter_tables,
     ];
     let w1 = flags
         .iter()

@@ -45,7 +45,7 @@ regs! {
     ID = 0x00, "ro", "0x504D4347 (\"PMCG\")";
     VERSION = 0x01, "ro", "board map version";
     CONFIG0 = 0x02, "ro", "counters [7:0], counter_bits [15:8], lanes [19:16], sid_bits [29:24]";
-    CONFIG1 = 0x03, "ro", "capture 0, msi 1, secure 2, realm 3, mpam_filter 4, msi_mpam 5, reloc_ctrs 6, global filter 7, ats 8; pa_bits [23:16]";
+    CONFIG1 = 0x03, "ro", "capture 0, msi 1, secure 2, realm 3, mpam_filter 4, msi_mpam 5, reloc_ctrs 6, global filter 7, ats 8, filter_tables 9; pa_bits [23:16]";
     PAGE1 = 0x04, "ro", "page1_offset";
     BUILD_HASH = 0x05, "ro", "first 32 bits of SHA-256 of the configuration summary and register map hash";
     CLOCK_HZ = 0x06, "ro", "the PMCG clock in Hz";

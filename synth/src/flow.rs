@@ -642,12 +642,29 @@ pub fn run_seeds(
 
 /// Default work directory for a configuration's flow files.
 pub fn work_dir(root: &Path, cfg: &PmcgConfig) -> PathBuf {
-    root.join(format!("synth-{}x{}", cfg.counters, cfg.counter_bits))
+    // The sweep has 32x32 with and without filter tables: one directory each.
+    let tables = if cfg.filter_tables { "-tables" } else { "" };
+    root.join(format!(
+        "synth-{}x{}{tables}",
+        cfg.counters, cfg.counter_bits
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn configurations_of_one_size_with_and_without_filter_tables_get_their_own_directories() {
+        let flops = PmcgConfig::parse_kv(["counters=32", "counter_bits=32"]).unwrap();
+        let tables = PmcgConfig {
+            filter_tables: true,
+            ..flops.clone()
+        };
+        let root = Path::new("w");
+        assert_eq!(work_dir(root, &flops), root.join("synth-32x32"));
+        assert_eq!(work_dir(root, &tables), root.join("synth-32x32-tables"));
+    }
 
     #[test]
     fn each_seed_has_its_own_nextpnr_command_and_files() {
