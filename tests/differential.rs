@@ -7,7 +7,8 @@
 //!                                    └─► Verilator  ─┘
 //! ```
 //! Eight configurations span the corners: 1, 3, 4, 5, 7, 16 and 64 counters; widths 32, 36, 40,
-//! 44, 48 and 64; 1, 8, 16 and 32 StreamID bits; 1, 3, 4 and 8 lanes; every feature on and off.
+//! 44, 48 and 64; 1, 8, 16 and 32 StreamID bits; 1, 3, 4 and 8 lanes; every feature on and off;
+//! two more have filter tables (32x32, and 9x40 on 3 lanes with Realm).
 //! The stimulus aims split 64-bit writes at counters a few counts from a carry (the high half
 //! before, at or after it) and runs Linux's perf disable/enable (CR = 0, IRQ_CTRL 1 -> 0 -> 1)
 //! while MSIs are outstanding and pending (a third of the slave's write responses take 10-40
