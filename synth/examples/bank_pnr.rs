@@ -54,27 +54,8 @@ fn main() -> ExitCode {
         eprintln!("bank_pnr: {e}");
         return ExitCode::from(1);
     }
-    let mut met = true;
-    for seed in seeds {
-        match flow::place_and_route(&work, 100.0, seed) {
-            Ok(p) => {
-                met &= p.fmax_mhz >= 100.0;
-                println!(
-                    "seed {seed}: {} LC of {} ({:.2} LC per counter bit, harness included), {} block RAMs, {:.2} MHz\n  critical path: {}",
-                    p.logic_cells,
-                    p.logic_cells_available,
-                    p.logic_cells as f64 / (shape.counters as f64 * shape.counter_bits as f64),
-                    p.block_rams,
-                    p.fmax_mhz,
-                    p.critical_path
-                );
-            }
-            Err(e) => {
-                met = false;
-                println!("seed {seed}: {e}");
-            }
-        }
-    }
+    let bits = shape.counters as f64 * shape.counter_bits as f64;
+    let met = flow::place_seeds(&work, &seeds, Some(bits));
     if met {
         ExitCode::SUCCESS
     } else {

@@ -49,22 +49,7 @@ fn main() -> ExitCode {
         eprintln!("filter_table_pnr: {e}");
         return ExitCode::from(1);
     }
-    let mut met = true;
-    for seed in seeds {
-        match flow::place_and_route(&work, 100.0, seed) {
-            Ok(p) => {
-                met &= p.fmax_mhz >= 100.0;
-                println!(
-                    "seed {seed}: {} LC of {} (harness included), {} block RAMs, {:.2} MHz\n  critical path: {}",
-                    p.logic_cells, p.logic_cells_available, p.block_rams, p.fmax_mhz, p.critical_path
-                );
-            }
-            Err(e) => {
-                met = false;
-                println!("seed {seed}: {e}");
-            }
-        }
-    }
+    let met = flow::place_seeds(&work, &seeds, None);
     if met {
         ExitCode::SUCCESS
     } else {

@@ -7,7 +7,7 @@
 //!   ovf, op_accept, rd_* ─► register ─► XOR ─► SOUT          (every output observed)
 //! ```
 
-use crate::flow::{files, FlowError};
+use crate::flow::FlowError;
 use pmcg_hdl::counter_bank::{BankShape, HybridBank};
 use std::path::Path;
 
@@ -48,21 +48,11 @@ pub fn harness_verilog(shape: &BankShape) -> (String, u64) {
 
 /// Writes the bank's Verilog and harness into `work` (created) and runs Yosys there.
 pub fn synthesize_bank(shape: &BankShape, work: &Path) -> Result<(), FlowError> {
-    let io = |what: String| move |error| FlowError::Io { what, error };
-    std::fs::create_dir_all(work).map_err(io(format!("cannot create {}", work.display())))?;
-    let verilog = HybridBank::verilog(*shape, None, BANK_TOP).map_err(|e| FlowError::Tool {
-        tool: "rust-hdl".into(),
-        what: e,
-        log_tail: String::new(),
-    })?;
-    for (name, text) in [
-        (files::PMCG, verilog),
-        (files::HARNESS, harness_verilog(shape).0),
-    ] {
-        let path = work.join(name);
-        std::fs::write(&path, text).map_err(io(format!("cannot write {}", path.display())))?;
-    }
-    crate::flow::synthesize(work)
+    crate::flow::synthesize_block(
+        work,
+        HybridBank::verilog(*shape, None, BANK_TOP),
+        harness_verilog(shape).0,
+    )
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //!   hit[l], busy, flip ─► register ─► XOR ─► SOUT                (every output observed)
 //! ```
 
-use crate::flow::{files, FlowError};
+use crate::flow::FlowError;
 use pmcg_hdl::filter_table::{FilterTable, FilterTableFault, TableShape};
 use rust_hdl::prelude::*;
 use std::path::Path;
@@ -67,22 +67,11 @@ pub fn harness_verilog(shape: TableShape) -> (String, u64) {
 
 /// Writes the tables' Verilog and harness into `work` (created) and runs Yosys there.
 pub fn synthesize_filter_table(shape: TableShape, work: &Path) -> Result<(), FlowError> {
-    let io = |what: String| move |error| FlowError::Io { what, error };
-    std::fs::create_dir_all(work).map_err(io(format!("cannot create {}", work.display())))?;
-    let verilog =
-        filter_table_verilog(shape, None, FILTER_TABLE_TOP).map_err(|e| FlowError::Tool {
-            tool: "rust-hdl".into(),
-            what: e,
-            log_tail: String::new(),
-        })?;
-    for (name, text) in [
-        (files::PMCG, verilog),
-        (files::HARNESS, harness_verilog(shape).0),
-    ] {
-        let path = work.join(name);
-        std::fs::write(&path, text).map_err(io(format!("cannot write {}", path.display())))?;
-    }
-    crate::flow::synthesize(work)
+    crate::flow::synthesize_block(
+        work,
+        filter_table_verilog(shape, None, FILTER_TABLE_TOP),
+        harness_verilog(shape).0,
+    )
 }
 
 #[cfg(test)]

@@ -274,6 +274,54 @@ pub fn synthesize(work: &Path) -> Result<(), FlowError> {
     Ok(())
 }
 
+/// Writes a block's Verilog (emitted alone, or the emitter's error) and its resource harness
+/// into `work` (created) and runs Yosys there: the flow of a block measured on its own
+/// (`bank`, `filter_table`).
+pub fn synthesize_block(
+    work: &Path,
+    verilog: Result<String, String>,
+    harness: String,
+) -> Result<(), FlowError> {
+    let io = |what: String| move |error| FlowError::Io { what, error };
+    std::fs::create_dir_all(work).map_err(io(format!("cannot create {}", work.display())))?;
+    let verilog = verilog.map_err(|e| FlowError::Tool {
+        tool: "rust-hdl".into(),
+        what: e,
+        log_tail: String::new(),
+    })?;
+    for (name, text) in [(files::PMCG, verilog), (files::HARNESS, harness)] {
+        let path = work.join(name);
+        std::fs::write(&path, text).map_err(io(format!("cannot write {}", path.display())))?;
+    }
+    synthesize(work)
+}
+
+/// Places and routes the netlist in `work` once per seed at 100 MHz and prints each run's
+/// logic cells, block RAMs, clock and critical path (`per_bit`: the counter bits to report LC
+/// per counter bit over). True when every seed met 100 MHz. (The block examples' report.)
+pub fn place_seeds(work: &Path, seeds: &[u32], per_bit: Option<f64>) -> bool {
+    let mut met = true;
+    for &seed in seeds {
+        match place_and_route(work, 100.0, seed) {
+            Ok(p) => {
+                met &= p.fmax_mhz >= 100.0;
+                let per_bit = per_bit.map_or(String::new(), |bits| {
+                    format!(" ({:.2} LC per counter bit)", p.logic_cells as f64 / bits)
+                });
+                println!(
+                    "seed {seed}: {} LC of {}{per_bit}, harness included, {} block RAMs, {:.2} MHz\n  critical path: {}",
+                    p.logic_cells, p.logic_cells_available, p.block_rams, p.fmax_mhz, p.critical_path
+                );
+            }
+            Err(e) => {
+                met = false;
+                println!("seed {seed}: {e}");
+            }
+        }
+    }
+    met
+}
+
 /// The configurations docs/resources.md reports (the default last: it may not fit).
 pub const SWEEP: [(&str, &[&str]); 6] = [
     ("4x32", &["counters=4", "counter_bits=32"]),
