@@ -374,6 +374,52 @@ mod tests {
         }
     }
 
+    /// With filter tables: an EVTYPER or SMR write's access cycle has PREADY = 0, and so has
+    /// every cycle after it while the register file reports `filt_busy` (its rebuild); with
+    /// `filt_busy` never raised (a write the register file ignored) one wait state. Other
+    /// writes, and reads of EVTYPER, are as without tables; without tables nothing waits.
+    #[test]
+    fn with_filter_tables_an_evtyper_or_smr_write_waits_for_the_rebuild() {
+        let cfg = PmcgConfig::parse_kv(["counters=4", "filter_tables=on"]).expect("config");
+        let map = RegisterMap::new(&cfg);
+        let evt = map.reg(RegId::Evtyper(1)).addr;
+        let smr = map.reg(RegId::Smr(3)).addr;
+        let cr = map.reg(RegId::Cr).addr;
+        for tables in [true, false] {
+            let mut uut = ApbCompleter::new(&map, tables);
+            uut.connect_all();
+            uut.pstrb.next = 0xF.into();
+            run(&mut uut, &[(false, false, false, 0, false)]);
+            for (addr, busy_cycles) in [(evt, 5), (smr, 3), (evt, 0), (cr, 4)] {
+                // Setup, the access cycle, then the register file's busy for `busy_cycles`
+                // (from the cycle after the access edge, as its `fd_filt` and the rebuild), then
+                // one cycle without.
+                uut.filt_busy.next = false;
+                let mut seen = run(&mut uut, &transfer(true, addr, 1));
+                for _ in 0..busy_cycles {
+                    uut.filt_busy.next = true;
+                    seen.extend(run(&mut uut, &[(true, true, true, addr, true)]));
+                }
+                uut.filt_busy.next = false;
+                seen.extend(run(&mut uut, &[(true, true, true, addr, true)]));
+                let waits = tables && addr != cr;
+                let pready: Vec<bool> = seen.iter().map(|s| s.pready).collect();
+                let mut want = vec![true, !waits];
+                want.extend(std::iter::repeat_n(!waits, busy_cycles));
+                want.push(true);
+                assert_eq!(
+                    pready, want,
+                    "tables {tables}, write to {addr:#x}, busy {busy_cycles}"
+                );
+                assert_eq!(
+                    seen.iter().filter(|s| s.req_wr).count(),
+                    1,
+                    "performed once"
+                );
+            }
+        }
+    }
+
     #[test]
     fn presetn_low_in_a_held_cycle_drops_the_transfer() {
         let map = RegisterMap::new(&PmcgConfig::default());
