@@ -281,10 +281,63 @@ fn timing_measures_the_documented_latencies() {
             row("APB write wait states").contains("| 0 |"),
             "{backend}: {table}"
         );
+        assert!(
+            row("APB wait states of the EVTYPER and SMR writes").contains("| 0 |"),
+            "{backend}: {table}"
+        );
         let picture = std::fs::read_to_string(&svg).unwrap();
         assert!(
             picture.starts_with("<svg") && picture.contains("IRQ"),
             "{backend}: not the waveform"
+        );
+    }
+}
+
+/// With filter tables (docs/behaviour.md "Filter tables"): an EVTYPER or SMR write performed at
+/// edge t applies to the events presented from cycle t + FILTER_TABLE_APPLY_EDGES, and holds the
+/// bus until then (one wait state more). `timing` finds both on the pins, on every backend.
+#[test]
+fn timing_measures_the_filter_tables_rebuild() {
+    use pmcg_hdl::regmap::FILTER_TABLE_APPLY_EDGES;
+    for backend in common::cli_backends(&["native", "verilator"]) {
+        let md = tmp(&format!("timing-tables-{backend}.md"));
+        let svg = tmp(&format!("timing-tables-{backend}.svg"));
+        let o = bin()
+            .args([
+                "timing",
+                "counters=4",
+                "counter_bits=32",
+                "filter_tables=on",
+                "--backend",
+                backend,
+                "--out",
+            ])
+            .arg(&md)
+            .arg("--svg")
+            .arg(&svg)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{backend}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        let table = std::fs::read_to_string(&md).unwrap();
+        let row = |start: &str| {
+            table
+                .lines()
+                .find(|l| l.starts_with(&format!("| {start}")))
+                .unwrap_or("")
+                .to_string()
+        };
+        let apply = format!("| k = {FILTER_TABLE_APPLY_EDGES} |");
+        assert!(row("EVTYPER write").contains(&apply), "{backend}: {table}");
+        assert!(row("SMR write").contains(&apply), "{backend}: {table}");
+        assert!(
+            row("APB wait states of the EVTYPER and SMR writes")
+                .contains(&format!("| {} |", FILTER_TABLE_APPLY_EDGES + 1)),
+            "{backend}: {table}"
         );
     }
 }

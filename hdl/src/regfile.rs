@@ -68,7 +68,7 @@ use crate::bitpack::BitPack;
 use crate::bram::{Bram, BRAM_ADDR_BITS};
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
-use crate::filter_table::{FilterTable, TableShape};
+use crate::filter_table::{FilterTable, FilterTableFault, TableShape};
 use crate::fresh_flags::FreshFlags;
 use crate::hi_bank::{HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
 use crate::match_regs::MatchRegs;
@@ -78,6 +78,16 @@ use rust_hdl::prelude::*;
 
 /// Address bits of EVTYPER's readback block RAM (64 words: the largest configuration).
 pub const EVTYPER_RAM_IDX_BITS: usize = BRAM_ADDR_BITS;
+
+/// A fault planted in a block of the register file, for the tests that must catch it
+/// (tests/planted_faults.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtlFault {
+    /// In both upper-word banks (hi_bank.rs).
+    HiBank(HiBankFault),
+    /// In the StreamID filter tables (filter_table.rs; configurations with `filter_tables`).
+    FilterTable(FilterTableFault),
+}
 
 #[derive(LogicBlock)]
 pub struct RegFile {
@@ -719,12 +729,20 @@ fn c32(v: u64) -> Constant<Bits<32>> {
 impl RegFile {
     /// The register file of a validated configuration.
     pub fn new(cfg: &PmcgConfig) -> Self {
-        Self::with_hi_bank_fault(cfg, None)
+        Self::with_fault(cfg, None)
     }
 
-    /// The same with a fault planted in the upper-word bank (tests only: the differential must
+    /// The same with a fault planted in one of its blocks (tests only: the differential must
     /// catch it; see tests/planted_faults.rs).
-    pub fn with_hi_bank_fault(cfg: &PmcgConfig, fault: Option<HiBankFault>) -> Self {
+    pub fn with_fault(cfg: &PmcgConfig, fault: Option<RtlFault>) -> Self {
+        let hi_fault = match fault {
+            Some(RtlFault::HiBank(f)) => Some(f),
+            _ => None,
+        };
+        let table_fault = match fault {
+            Some(RtlFault::FilterTable(f)) => Some(f),
+            _ => None,
+        };
         // `arm_r` / `parm_r` are read in a counter write's last held cycle, a cycle after their
         // inputs settle in its second (see `update`).
         const _: () = assert!(COUNTER_HOLD_CYCLES >= 3);
@@ -831,7 +849,7 @@ impl RegFile {
             ftab: if cfg.filter_tables {
                 let shape = TableShape::new(n, lanes, cfg.sid_bits)
                     .expect("a validated configuration has a table shape");
-                FilterTable::new(shape, None)
+                FilterTable::new(shape, table_fault)
             } else {
                 FilterTable::absent(lanes)
             },
@@ -943,7 +961,7 @@ impl RegFile {
             rq_done: Default::default(),
             irq: Default::default(),
             c_lo: (0..n).map(|_| Default::default()).collect(),
-            mid: HiBank::new(n, 16, idx_lsb, fault),
+            mid: HiBank::new(n, 16, idx_lsb, hi_fault),
             mcarry_pack: BitPack::new(n),
             mpf_v: Default::default(),
             mspf_v: Default::default(),
@@ -951,7 +969,7 @@ impl RegFile {
             m_at_max_v: Default::default(),
             mbank_wr_val: Default::default(),
             bank: if cfg.wide_counters() {
-                vec![HiBank::new(n, cfg.counter_bits - 32, HI_IDX_LSB, fault)]
+                vec![HiBank::new(n, cfg.counter_bits - 32, HI_IDX_LSB, hi_fault)]
             } else {
                 Vec::new()
             },

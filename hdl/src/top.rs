@@ -92,13 +92,13 @@ pub struct PmcgCore {
 impl PmcgCore {
     /// The PMCG of a configuration; the configuration is validated here.
     pub fn new(cfg: &PmcgConfig) -> Result<Self, crate::config::ConfigError> {
-        Self::with_hi_bank_fault(cfg, None)
+        Self::with_fault(cfg, None)
     }
 
-    /// The same with a fault planted in the register file's upper-word bank (tests only).
-    pub fn with_hi_bank_fault(
+    /// The same with a fault planted in a block of the register file (tests only).
+    pub fn with_fault(
         cfg: &PmcgConfig,
-        fault: Option<crate::hi_bank::HiBankFault>,
+        fault: Option<crate::regfile::RtlFault>,
     ) -> Result<Self, crate::config::ConfigError> {
         cfg.validate()?;
         let lanes = cfg.lanes as usize;
@@ -141,7 +141,7 @@ impl PmcgCore {
             capt_ack: Default::default(),
             ovf_export: Default::default(),
             apb: ApbCompleter::new(&crate::regmap::RegisterMap::new(cfg), cfg.filter_tables),
-            regs: RegFile::with_hi_bank_fault(cfg, fault),
+            regs: RegFile::with_fault(cfg, fault),
             msi: Default::default(),
             capt_req_q: Default::default(),
             lane_valid_q: (0..lanes).map(|_| Default::default()).collect(),

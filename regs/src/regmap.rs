@@ -1032,22 +1032,24 @@ impl RegisterMap {
         }
     }
 
+    /// Whether an APB address falls in the region of array register `id` (any element,
+    /// implemented or not).
+    pub fn in_region(&self, id: RegId, addr: u32) -> bool {
+        addr & !(self.array_extent(id) - 1) == self.array_base(id)
+    }
+
     /// Whether an APB address falls in the EVCNTR or SVR region of the counters' page (any
     /// element, implemented or not): such an access waits [`COUNTER_HOLD_CYCLES`] cycles before
     /// it is performed.
     pub fn held_access(&self, addr: u32) -> bool {
-        [RegId::Evcntr(0), RegId::Svr(0)]
-            .iter()
-            .any(|&id| addr & !(self.array_extent(id) - 1) == self.array_base(id))
+        self.in_region(RegId::Evcntr(0), addr) || self.in_region(RegId::Svr(0), addr)
     }
 
     /// Whether an APB address falls in the EVTYPER or SMR region (any element): with filter
     /// tables (`PmcgConfig::filter_tables`) a write there holds the bus until the counter's
     /// filter table column is rebuilt (docs/behaviour.md "Filter tables").
     pub fn filter_access(&self, addr: u32) -> bool {
-        [RegId::Evtyper(0), RegId::Smr(0)]
-            .iter()
-            .any(|&id| addr & !(self.array_extent(id) - 1) == self.array_base(id))
+        self.in_region(RegId::Evtyper(0), addr) || self.in_region(RegId::Smr(0), addr)
     }
 
     /// The held cycles of an access to `addr`: [`COUNTER_HOLD_CYCLES`] in the EVCNTR and SVR

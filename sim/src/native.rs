@@ -108,15 +108,16 @@ pub struct NativeDut {
 
 impl NativeDut {
     pub fn new(cfg: &PmcgConfig) -> Result<Self, pmcg_hdl::config::ConfigError> {
-        Self::with_hi_bank_fault(cfg, None)
+        Self::with_fault(cfg, None)
     }
 
-    /// The design with a fault planted in its upper-word bank (tests/planted_faults.rs).
-    pub fn with_hi_bank_fault(
+    /// The design with a fault planted in a block of its register file
+    /// (tests/planted_faults.rs).
+    pub fn with_fault(
         cfg: &PmcgConfig,
-        fault: Option<pmcg_hdl::hi_bank::HiBankFault>,
+        fault: Option<pmcg_hdl::regfile::RtlFault>,
     ) -> Result<Self, pmcg_hdl::config::ConfigError> {
-        let mut core = PmcgCore::with_hi_bank_fault(cfg, fault)?;
+        let mut core = PmcgCore::with_fault(cfg, fault)?;
         core.connect_all();
         let map = pmcg_hdl::regmap::RegisterMap::new(cfg);
         let field = |name| {
