@@ -381,7 +381,12 @@ pub struct RegFile {
     /// bytes over it; or a pair's H + c = (H - B) + hi + k); stage 3 whether it is all ones, all
     /// ones less one, and (a pair) whether H + c wrapped. The access cycle only selects by the
     /// pending carry: no adder or compare sits between the pending carries and the bank or OVS.
+    /// The held write is the high word of the open pair, registered (`pair_pre_r`): its inputs
+    /// are still from the hold's second cycle, so it is exact from the third, long before the
+    /// stages need it, and the 32-bit selects of `cand{k}_r` start at a flip-flop (16x64 with
+    /// filter tables: its compare was on the critical path into `cand0_r`).
     pair_pre: Signal<Local, Bit>,
+    pair_pre_r: DFF<Bit>,
     pf1_r: DFF<Bits<32>>,
     ph_r: DFF<Bits<32>>,
     hb_r: DFF<Bits<32>>,
@@ -506,12 +511,24 @@ pub struct RegFile {
     hi_eff: Signal<Local, Bits<32>>,
     /// The event decode of the EVTYPER write data (`event_sel` layout).
     dec_sel: Signal<Local, Bits<7>>,
+    /// The event selection and filter mode a counter loads from the decode of its write:
+    /// `dec_sel` and `filt_mode`, or with filter tables their registers (`dec_sel_r`,
+    /// `mode_r`), loaded every cycle from the decode of the write registers, which no write
+    /// changes while the rebuild lasts: the swap loads them 257 edges later, so the 32- or
+    /// 64-way enables start at flip-flops (16x64 with filter tables: the event decode was on
+    /// the critical path into `c_sel`).
+    sel_new: Signal<Local, Bits<7>>,
+    mode_new: Signal<Local, Bits<13>>,
+    dec_sel_r: DFF<Bits<7>>,
+    mode_r: DFF<Bits<13>>,
     cr_e: Signal<Local, Bit>,
     guarded: Signal<Local, Bit>,
     /// The access hits the snapshot: compared in every cycle and registered, so a held access
     /// (only EVCNTR/SVR high words hit it; their address and the snapshot are still during the
     /// hold) finds it in a flip-flop.
     snap_hit: DFF<Bit>,
+    snap_evc_r: DFF<Bit>,
+    snap_svr_r: DFF<Bit>,
     ovf_vec: Signal<Local, Bits<64>>,
     /// Filter decode (10.4): implemented STREAMID bits, EVTYPER filter fields, SCR.SO.
     sid_all: Constant<Bits<32>>,
@@ -743,9 +760,9 @@ impl RegFile {
             Some(RtlFault::FilterTable(f)) => Some(f),
             _ => None,
         };
-        // `arm_r` / `parm_r` are read in a counter write's last held cycle, a cycle after their
-        // inputs settle in its second (see `update`).
-        const _: () = assert!(COUNTER_HOLD_CYCLES >= 3);
+        // `arm_r` / `parm_r` are read in a counter write's last held cycle, two cycles after
+        // their inputs settle in its second (through `pair_pre_r`; see `update`).
+        const _: () = assert!(COUNTER_HOLD_CYCLES >= 4);
         let map = RegisterMap::new(cfg);
         let n = cfg.counters as usize;
         let wmask = |id| map.get(id).map(|r| r.mask_of(Access::RW)).unwrap_or(0);
@@ -1105,6 +1122,7 @@ impl RegFile {
             pair_base: Default::default(),
             pair_h: Default::default(),
             pair_pre: Default::default(),
+            pair_pre_r: Default::default(),
             pf1_r: Default::default(),
             ph_r: Default::default(),
             hb_r: Default::default(),
@@ -1213,9 +1231,15 @@ impl RegFile {
             sel_smr: Default::default(),
             hi_eff: Default::default(),
             dec_sel: Default::default(),
+            sel_new: Default::default(),
+            mode_new: Default::default(),
+            dec_sel_r: Default::default(),
+            mode_r: Default::default(),
             cr_e: Default::default(),
             guarded: Default::default(),
             snap_hit: Default::default(),
+            snap_evc_r: Default::default(),
+            snap_svr_r: Default::default(),
             ovf_vec: Default::default(),
         }
     }
@@ -1233,9 +1257,10 @@ impl Logic for RegFile {
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
             fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, fd_idx, rq_word, rq_misc, rq_add, rq_done,
             pf1_r, ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
-            bank_wr_r, pair_wr_r, arm_r, parm_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r,
-            selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r,
-            mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
+            bank_wr_r, pair_wr_r, pair_pre_r, dec_sel_r, mode_r, snap_evc_r, snap_svr_r, arm_r,
+            parm_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r, selsmp_r, svrl_r, svrl_rst_r,
+            mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r, mm11_r, rq_addm, rq_ctr,
+            rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1396,10 +1421,11 @@ impl Logic for RegFile {
         // The write's outcome, staged during the hold (see `pair_pre`): every input is a
         // register that does not change from the banks' prefetch (within HI_PREFETCH_CYCLES of the
         // hold's first cycle) to the access edge.
-        self.pair_pre.next = self.evc_in.val()
+        self.pair_pre_r.d.next = self.evc_in.val()
             & self.evc_hiword.val()
             & self.pair_open.q.val()
             & (self.evc_rel.val() == self.pair_key.q.val());
+        self.pair_pre.next = self.pair_pre_r.q.val();
         self.pf1_r.d.next = (self.pf_v.val() + 1u64) & self.hi_max.val();
         self.ph_r.d.next = self.pair_h.val();
         self.hb_r.d.next = (self.pair_h.val() - self.pair_base.q.val()) & self.hi_max.val();
@@ -1468,8 +1494,8 @@ impl Logic for RegFile {
         // change only at access edges; a reset edge clears the match register anyway).
         // The decision is registered every cycle and read in the last held cycle: its inputs are
         // stable from the hold's second cycle (the decoder registers the registered address) to
-        // its last, so `arm_r` and `parm_r` are exact from its third (COUNTER_HOLD_CYCLES >= 3,
-        // asserted in `new`). A reset in the hold drops the transfer (the completer's `hold`).
+        // its last, so `pair_pre` is exact from its third and `arm_r` and `parm_r` from its
+        // fourth (COUNTER_HOLD_CYCLES >= 4, asserted in `new`). A reset in the hold drops the transfer (the completer's `hold`).
         self.arm_r.d.next = (!self.blocked.val()) & self.evc_in.val() & (!self.pair_pre.val());
         self.parm_r.d.next = (!self.blocked.val()) & self.pair_pre.val();
         self.mreg.clock.next = self.clock.val();
@@ -1597,9 +1623,15 @@ impl Logic for RegFile {
         }
         self.sel_load.next = self.fd_evtw.q.val();
         self.filt_go.next = self.fd_filt.q.val();
+        self.dec_sel_r.d.next = self.dec_sel.val();
+        self.mode_r.d.next = self.filt_mode.val();
+        self.sel_new.next = self.dec_sel.val();
+        self.mode_new.next = self.filt_mode.val();
         if self.tables.val() {
             self.sel_load.next = self.tab_flip.val();
             self.filt_go.next = self.tab_flip.val();
+            self.sel_new.next = self.dec_sel_r.q.val();
+            self.mode_new.next = self.mode_r.q.val();
         }
         // Live security controls (registers; 0 when not implemented).
         self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
@@ -1851,7 +1883,7 @@ impl Logic for RegFile {
             self.sel_nx.next = self.c_sel[n].q.val();
             if self.sel_load.val() {
                 if self.fd_sel.q.val().get_bit(n) {
-                    self.sel_nx.next = self.dec_sel.val();
+                    self.sel_nx.next = self.sel_new.val();
                 }
             }
             if self.rst.val() {
@@ -1901,7 +1933,7 @@ impl Logic for RegFile {
             self.f_mode[n].d.next = self.f_mode[n].q.val();
             if self.filt_load.val() {
                 self.f_care[n].d.next = self.filt_care.val();
-                self.f_mode[n].d.next = self.filt_mode.val();
+                self.f_mode[n].d.next = self.mode_new.val();
             }
             if self.rst.val() {
                 self.f_care[n].d.next = self.care_reset.val();
@@ -2180,23 +2212,22 @@ impl Logic for RegFile {
         if self.req_rd.val() | self.req_wr.val() {
             self.snap_valid.d.next = false;
         }
-        if self.req_rd.val()
-            & (!self.blocked.val())
-            & self.wide.val()
-            & self.evc_in.val()
-            & (!self.evc_hiword.val())
-        {
+        // Whether a read of this cycle takes the snapshot, registered a cycle ahead: only the
+        // held EVCNTR/SVR low words take it, and their address, PPROT and SCR (no write is
+        // performed while a transfer is held) are still from the hold's second cycle to the
+        // access cycle, so the 32 enables start at `req_rd` and one flip-flop (16x64 with
+        // filter tables: `blocked` was on the critical path into them).
+        self.snap_evc_r.d.next =
+            (!self.blocked.val()) & self.wide.val() & self.evc_in.val() & (!self.evc_hiword.val());
+        self.snap_svr_r.d.next =
+            (!self.blocked.val()) & self.wide.val() & self.svr_in.val() & (!self.evc_hiword.val());
+        if self.req_rd.val() & self.snap_evc_r.q.val() {
             self.snap.d.next = self.pf_v.val();
             self.snap_add.d.next = self.sel_pend.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
-        if self.req_rd.val()
-            & (!self.blocked.val())
-            & self.wide.val()
-            & self.svr_in.val()
-            & (!self.evc_hiword.val())
-        {
+        if self.req_rd.val() & self.snap_svr_r.q.val() {
             self.snap.d.next = self.svr_hi_now.val();
             self.snap_add.d.next = self.svr_hi_add.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
