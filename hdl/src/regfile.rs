@@ -511,24 +511,12 @@ pub struct RegFile {
     hi_eff: Signal<Local, Bits<32>>,
     /// The event decode of the EVTYPER write data (`event_sel` layout).
     dec_sel: Signal<Local, Bits<7>>,
-    /// The event selection and filter mode a counter loads from the decode of its write:
-    /// `dec_sel` and `filt_mode`, or with filter tables their registers (`dec_sel_r`,
-    /// `mode_r`), loaded every cycle from the decode of the write registers, which no write
-    /// changes while the rebuild lasts: the swap loads them 257 edges later, so the 32- or
-    /// 64-way enables start at flip-flops (16x64 with filter tables: the event decode was on
-    /// the critical path into `c_sel`).
-    sel_new: Signal<Local, Bits<7>>,
-    mode_new: Signal<Local, Bits<13>>,
-    dec_sel_r: DFF<Bits<7>>,
-    mode_r: DFF<Bits<13>>,
     cr_e: Signal<Local, Bit>,
     guarded: Signal<Local, Bit>,
     /// The access hits the snapshot: compared in every cycle and registered, so a held access
     /// (only EVCNTR/SVR high words hit it; their address and the snapshot are still during the
     /// hold) finds it in a flip-flop.
     snap_hit: DFF<Bit>,
-    snap_evc_r: DFF<Bit>,
-    snap_svr_r: DFF<Bit>,
     ovf_vec: Signal<Local, Bits<64>>,
     /// Filter decode (10.4): implemented STREAMID bits, EVTYPER filter fields, SCR.SO.
     sid_all: Constant<Bits<32>>,
@@ -1231,15 +1219,9 @@ impl RegFile {
             sel_smr: Default::default(),
             hi_eff: Default::default(),
             dec_sel: Default::default(),
-            sel_new: Default::default(),
-            mode_new: Default::default(),
-            dec_sel_r: Default::default(),
-            mode_r: Default::default(),
             cr_e: Default::default(),
             guarded: Default::default(),
             snap_hit: Default::default(),
-            snap_evc_r: Default::default(),
-            snap_svr_r: Default::default(),
             ovf_vec: Default::default(),
         }
     }
@@ -1257,10 +1239,9 @@ impl Logic for RegFile {
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
             fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, fd_idx, rq_word, rq_misc, rq_add, rq_done,
             pf1_r, ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
-            bank_wr_r, pair_wr_r, pair_pre_r, dec_sel_r, mode_r, snap_evc_r, snap_svr_r, arm_r,
-            parm_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r, selsmp_r, svrl_r, svrl_rst_r,
-            mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r, mm11_r, rq_addm, rq_ctr,
-            rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
+            bank_wr_r, pair_wr_r, pair_pre_r, arm_r, parm_r, selp_r, selc_r, selmp_r, selmc_r,
+            selsp_r, selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r,
+            mm10_r, mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1623,15 +1604,9 @@ impl Logic for RegFile {
         }
         self.sel_load.next = self.fd_evtw.q.val();
         self.filt_go.next = self.fd_filt.q.val();
-        self.dec_sel_r.d.next = self.dec_sel.val();
-        self.mode_r.d.next = self.filt_mode.val();
-        self.sel_new.next = self.dec_sel.val();
-        self.mode_new.next = self.filt_mode.val();
         if self.tables.val() {
             self.sel_load.next = self.tab_flip.val();
             self.filt_go.next = self.tab_flip.val();
-            self.sel_new.next = self.dec_sel_r.q.val();
-            self.mode_new.next = self.mode_r.q.val();
         }
         // Live security controls (registers; 0 when not implemented).
         self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
@@ -1883,7 +1858,7 @@ impl Logic for RegFile {
             self.sel_nx.next = self.c_sel[n].q.val();
             if self.sel_load.val() {
                 if self.fd_sel.q.val().get_bit(n) {
-                    self.sel_nx.next = self.sel_new.val();
+                    self.sel_nx.next = self.dec_sel.val();
                 }
             }
             if self.rst.val() {
@@ -1933,7 +1908,7 @@ impl Logic for RegFile {
             self.f_mode[n].d.next = self.f_mode[n].q.val();
             if self.filt_load.val() {
                 self.f_care[n].d.next = self.filt_care.val();
-                self.f_mode[n].d.next = self.mode_new.val();
+                self.f_mode[n].d.next = self.filt_mode.val();
             }
             if self.rst.val() {
                 self.f_care[n].d.next = self.care_reset.val();
@@ -2212,22 +2187,23 @@ impl Logic for RegFile {
         if self.req_rd.val() | self.req_wr.val() {
             self.snap_valid.d.next = false;
         }
-        // Whether a read of this cycle takes the snapshot, registered a cycle ahead: only the
-        // held EVCNTR/SVR low words take it, and their address, PPROT and SCR (no write is
-        // performed while a transfer is held) are still from the hold's second cycle to the
-        // access cycle, so the 32 enables start at `req_rd` and one flip-flop (16x64 with
-        // filter tables: `blocked` was on the critical path into them).
-        self.snap_evc_r.d.next =
-            (!self.blocked.val()) & self.wide.val() & self.evc_in.val() & (!self.evc_hiword.val());
-        self.snap_svr_r.d.next =
-            (!self.blocked.val()) & self.wide.val() & self.svr_in.val() & (!self.evc_hiword.val());
-        if self.req_rd.val() & self.snap_evc_r.q.val() {
+        if self.req_rd.val()
+            & (!self.blocked.val())
+            & self.wide.val()
+            & self.evc_in.val()
+            & (!self.evc_hiword.val())
+        {
             self.snap.d.next = self.pf_v.val();
             self.snap_add.d.next = self.sel_pend.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
-        if self.req_rd.val() & self.snap_svr_r.q.val() {
+        if self.req_rd.val()
+            & (!self.blocked.val())
+            & self.wide.val()
+            & self.svr_in.val()
+            & (!self.evc_hiword.val())
+        {
             self.snap.d.next = self.svr_hi_now.val();
             self.snap_add.d.next = self.svr_hi_add.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
