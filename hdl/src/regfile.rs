@@ -381,12 +381,7 @@ pub struct RegFile {
     /// bytes over it; or a pair's H + c = (H - B) + hi + k); stage 3 whether it is all ones, all
     /// ones less one, and (a pair) whether H + c wrapped. The access cycle only selects by the
     /// pending carry: no adder or compare sits between the pending carries and the bank or OVS.
-    /// The held write is the high word of the open pair, registered (`pair_pre_r`): its inputs
-    /// are still from the hold's second cycle, so it is exact from the third, long before the
-    /// stages need it, and the 32-bit selects of `cand{k}_r` start at a flip-flop (16x64 with
-    /// filter tables: its compare was on the critical path into `cand0_r`).
     pair_pre: Signal<Local, Bit>,
-    pair_pre_r: DFF<Bit>,
     pf1_r: DFF<Bits<32>>,
     ph_r: DFF<Bits<32>>,
     hb_r: DFF<Bits<32>>,
@@ -748,9 +743,9 @@ impl RegFile {
             Some(RtlFault::FilterTable(f)) => Some(f),
             _ => None,
         };
-        // `arm_r` / `parm_r` are read in a counter write's last held cycle, two cycles after
-        // their inputs settle in its second (through `pair_pre_r`; see `update`).
-        const _: () = assert!(COUNTER_HOLD_CYCLES >= 4);
+        // `arm_r` / `parm_r` are read in a counter write's last held cycle, a cycle after their
+        // inputs settle in its second (see `update`).
+        const _: () = assert!(COUNTER_HOLD_CYCLES >= 3);
         let map = RegisterMap::new(cfg);
         let n = cfg.counters as usize;
         let wmask = |id| map.get(id).map(|r| r.mask_of(Access::RW)).unwrap_or(0);
@@ -1110,7 +1105,6 @@ impl RegFile {
             pair_base: Default::default(),
             pair_h: Default::default(),
             pair_pre: Default::default(),
-            pair_pre_r: Default::default(),
             pf1_r: Default::default(),
             ph_r: Default::default(),
             hb_r: Default::default(),
@@ -1239,9 +1233,9 @@ impl Logic for RegFile {
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
             fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, fd_idx, rq_word, rq_misc, rq_add, rq_done,
             pf1_r, ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
-            bank_wr_r, pair_wr_r, pair_pre_r, arm_r, parm_r, selp_r, selc_r, selmp_r, selmc_r,
-            selsp_r, selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r,
-            mm10_r, mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
+            bank_wr_r, pair_wr_r, arm_r, parm_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r,
+            selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r,
+            mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1402,11 +1396,10 @@ impl Logic for RegFile {
         // The write's outcome, staged during the hold (see `pair_pre`): every input is a
         // register that does not change from the banks' prefetch (within HI_PREFETCH_CYCLES of the
         // hold's first cycle) to the access edge.
-        self.pair_pre_r.d.next = self.evc_in.val()
+        self.pair_pre.next = self.evc_in.val()
             & self.evc_hiword.val()
             & self.pair_open.q.val()
             & (self.evc_rel.val() == self.pair_key.q.val());
-        self.pair_pre.next = self.pair_pre_r.q.val();
         self.pf1_r.d.next = (self.pf_v.val() + 1u64) & self.hi_max.val();
         self.ph_r.d.next = self.pair_h.val();
         self.hb_r.d.next = (self.pair_h.val() - self.pair_base.q.val()) & self.hi_max.val();
@@ -1475,8 +1468,8 @@ impl Logic for RegFile {
         // change only at access edges; a reset edge clears the match register anyway).
         // The decision is registered every cycle and read in the last held cycle: its inputs are
         // stable from the hold's second cycle (the decoder registers the registered address) to
-        // its last, so `pair_pre` is exact from its third and `arm_r` and `parm_r` from its
-        // fourth (COUNTER_HOLD_CYCLES >= 4, asserted in `new`). A reset in the hold drops the transfer (the completer's `hold`).
+        // its last, so `arm_r` and `parm_r` are exact from its third (COUNTER_HOLD_CYCLES >= 3,
+        // asserted in `new`). A reset in the hold drops the transfer (the completer's `hold`).
         self.arm_r.d.next = (!self.blocked.val()) & self.evc_in.val() & (!self.pair_pre.val());
         self.parm_r.d.next = (!self.blocked.val()) & self.pair_pre.val();
         self.mreg.clock.next = self.clock.val();
