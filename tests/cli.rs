@@ -205,42 +205,52 @@ fn demo_passes() {
     assert!(out.join("smmu_pmcg.v").exists());
 }
 
+/// Runs `timing` with `settings` on `backend`; returns its table (Markdown) and waveform (SVG),
+/// after checking it exited 0.
+fn run_timing(backend: &str, tag: &str, settings: &[&str]) -> (String, String) {
+    let md = tmp(&format!("timing-{tag}-{backend}.md"));
+    let svg = tmp(&format!("timing-{tag}-{backend}.svg"));
+    let o = bin()
+        .arg("timing")
+        .args(settings)
+        .args(["--backend", backend, "--out"])
+        .arg(&md)
+        .arg("--svg")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{backend}: {}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    (
+        std::fs::read_to_string(&md).unwrap(),
+        std::fs::read_to_string(&svg).unwrap(),
+    )
+}
+
+/// The row of a `timing` table whose path starts with `start` ("" when none does).
+fn timing_row(table: &str, start: &str) -> String {
+    table
+        .lines()
+        .find(|l| l.starts_with(&format!("| {start}")))
+        .unwrap_or("")
+        .to_string()
+}
+
 #[test]
 fn timing_measures_the_documented_latencies() {
     let backends = common::cli_backends(&["native", "verilator"]);
     for backend in backends {
-        let md = tmp(&format!("timing-{backend}.md"));
-        let svg = tmp(&format!("timing-{backend}.svg"));
-        let o = bin()
-            .args([
-                "timing",
-                "counters=4",
-                "counter_bits=32",
-                "lanes=2",
-                "--backend",
-                backend,
-                "--out",
-            ])
-            .arg(&md)
-            .arg("--svg")
-            .arg(&svg)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{backend}: {}{}",
-            stdout(&o),
-            stderr(&o)
+        let (table, picture) = run_timing(
+            backend,
+            "small",
+            &["counters=4", "counter_bits=32", "lanes=2"],
         );
-        let table = std::fs::read_to_string(&md).unwrap();
+        let row = |start: &str| timing_row(&table, start);
         // docs/behaviour.md: event -> count 3 cycles; overflow edge -> IRQ two cycles later.
-        let row = |start: &str| {
-            table
-                .lines()
-                .find(|l| l.starts_with(&format!("| {start}")))
-                .unwrap_or("")
-                .to_string()
-        };
         assert!(
             row("lane event").contains("| k = 3 |"),
             "{backend}: {table}"
@@ -285,7 +295,6 @@ fn timing_measures_the_documented_latencies() {
             row("APB wait states of the EVTYPER and SMR writes").contains("| 0 |"),
             "{backend}: {table}"
         );
-        let picture = std::fs::read_to_string(&svg).unwrap();
         assert!(
             picture.starts_with("<svg") && picture.contains("IRQ"),
             "{backend}: not the waveform"
@@ -300,37 +309,9 @@ fn timing_measures_the_documented_latencies() {
 fn timing_measures_the_filter_tables_rebuild() {
     use pmcg_hdl::regmap::FILTER_TABLE_APPLY_EDGES;
     for backend in common::cli_backends(&["native", "verilator"]) {
-        let md = tmp(&format!("timing-tables-{backend}.md"));
-        let svg = tmp(&format!("timing-tables-{backend}.svg"));
-        let o = bin()
-            .args([
-                "timing",
-                "counters=4",
-                "counter_bits=32",
-                "filter_tables=on",
-                "--backend",
-                backend,
-                "--out",
-            ])
-            .arg(&md)
-            .arg("--svg")
-            .arg(&svg)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{backend}: {}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-        let table = std::fs::read_to_string(&md).unwrap();
-        let row = |start: &str| {
-            table
-                .lines()
-                .find(|l| l.starts_with(&format!("| {start}")))
-                .unwrap_or("")
-                .to_string()
-        };
+        let settings = ["counters=4", "counter_bits=32", "filter_tables=on"];
+        let (table, _) = run_timing(backend, "tables", &settings);
+        let row = |start: &str| timing_row(&table, start);
         let apply = format!("| k = {FILTER_TABLE_APPLY_EDGES} |");
         assert!(row("EVTYPER write").contains(&apply), "{backend}: {table}");
         assert!(row("SMR write").contains(&apply), "{backend}: {table}");
