@@ -493,14 +493,12 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
     // then (docs/behaviour.md "Filter tables").
     let tables = cfg.filter_tables;
     let apply = FILTER_TABLE_APPLY_EDGES as i64;
-    let (cfg_target, cfg_met): (String, Box<dyn Fn(i64) -> bool>) = if tables {
-        (
-            format!("= {apply} (filter tables)"),
-            Box::new(move |k| k == apply),
-        )
+    let cfg_target = if tables {
+        format!("= {apply} (filter tables)")
     } else {
-        ("≤ 2".into(), Box::new(|k| k <= 2))
+        "≤ 2".to_string()
     };
+    let cfg_met = |k: i64| if tables { k == apply } else { k <= 2 };
     let filter_waits = evt_waits.max(smr_waits);
     let rows = [
         Row {
