@@ -123,6 +123,13 @@ fn a_13x48_bank_agrees_with_the_model() {
     agrees_with_the_model(13, 48, 5);
 }
 
+/// Rows of 23 bits: the register file's `mid` of 32 counters with one lane (bits [31:9]).
+#[test]
+fn a_32x55_bank_with_mid_s_rows_of_32_counters_agrees_with_the_model() {
+    assert_eq!(32 - pmcg_hdl::hi_bank::low_word_bits(32, 1), 55 - 32);
+    agrees_with_the_model(32, 55, 6);
+}
+
 /// The cycle an error of `run_hi_bank` names.
 fn failing_cycle(err: &str) -> u64 {
     let at = err.find(", cycle ").expect("an error names its cycle") + 8;

@@ -1,6 +1,7 @@
 //! `HiBank`: a part of every counter and of its shadow (SVR) in block RAM, kept exact by a
-//! carry-service engine (issue 11). The register file has two: `mid`, bits [31:16] (16-bit
-//! rows, a carry from the 16-bit low words in flip-flops), and with 64-bit counters bits [63:32]
+//! carry-service engine (issue 11). The register file has two: `mid`, bits [31:L] (rows of
+//! 32 - L bits, a carry from the L-bit low words in flip-flops, [`low_word_bits`]), and with
+//! 64-bit counters bits [63:32]
 //! (the carry out of bit 31, which `mid`'s `at_max` predicts exactly). Below, "upper word" is a
 //! row and "low word" the bits beneath it; a carry out of the low word sets the counter's `pend`
 //! bit here, and the engine adds it to the row later.
@@ -32,10 +33,11 @@
 //! at least 10 cycles with a cycle of nothing addressed between them: `tgt_any` = 0). A visit
 //! takes 3 cycles; of the at least 3 visits in a transfer and its gap, at most one is its
 //! prefetch, which serves the addressed counter, and one a scan visit dropped for a write, which
-//! the scan then repeats; the rest advance the scan (at least one per 12 cycles). A 16-bit low
-//! word wraps at most once in 2^16 / 9 = 7,281 cycles (a carry out of bit 31 once in 2^32 / 9),
-//! far longer than the bound (816 with 64 counters), so `pend` never needs a
-//! second bit (a write folds it in: nothing stays pending on a row the caller rewrites).
+//! the scan then repeats; the rest advance the scan (at least one per 12 cycles). The low
+//! words are as narrow as allows: an L-bit low word ([`low_word_bits`]) wraps again only after
+//! more edges than the bound (a carry out of bit 31 at most once in 2^32 / 8 cycles), so `pend`
+//! never needs a second bit (a write folds it in: nothing stays pending on a row the caller
+//! rewrites).
 //!
 //! The contract with the register file (docs/behaviour.md "Counter and shadow accesses"): an
 //! EVCNTR/SVR transfer is held COUNTER_HOLD_CYCLES wait states with its address stable; within
@@ -65,6 +67,25 @@ pub const HI_PREFETCH_CYCLES: usize = 6;
 /// docs. The block-level tests space one counter's carries by exactly this much.
 pub const fn hi_service_bound(counters: usize) -> u64 {
     12 * counters as u64 + 48
+}
+
+/// The width L of the counters' low words in flip-flops (`mid` holds bits [31:L]): the narrowest
+/// (at least 4: the low word's carry is computed from its bits [3:0] and an all-ones compare of
+/// the rest) in which no low word can wrap twice before its carry is served, `2^L > lanes *
+/// (hi_service_bound + 1)` (a counter adds at most `lanes` per edge, 1 counting cycles): after a
+/// wrap a low word holds less than `lanes` and needs more than the bound's edges to wrap again,
+/// so `pend` needs one bit. At most 16. One lane: 8 bits up to 17 counters, 9 up to 38, 10 up
+/// to 64; 8 lanes and 64 counters, 13. Narrower low words are fewer flip-flops, adder bits and
+/// read-mux inputs per counter and shadow (issue 11: the cells the clock needs); their bits go
+/// to `mid`'s rows.
+pub const fn low_word_bits(counters: usize, lanes: usize) -> u32 {
+    let max_inc = if lanes > 1 { lanes as u64 } else { 1 };
+    let need = max_inc * (hi_service_bound(counters) + 1);
+    let mut l = 4;
+    while l < 16 && (1u64 << l) <= need {
+        l += 1;
+    }
+    l
 }
 
 /// A fault to plant in the emitted logic (tests only: they must catch each).
@@ -514,5 +535,36 @@ impl Logic for HiBank {
         self.pend.next = self.pend_r.q.val();
         self.at_max.next = ((!self.pend_r.q.val()) & self.ones.q.val())
             | (self.pend_r.q.val() & self.ones_m1.q.val());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The low word is the narrowest that cannot wrap twice within the service bound (from the
+    /// definition, not from the function's loop): one narrower could.
+    #[test]
+    fn low_words_are_the_narrowest_that_cannot_wrap_twice_before_their_service() {
+        for counters in 1..=64 {
+            for lanes in 1..=8u64 {
+                let l = low_word_bits(counters, lanes as usize);
+                let bound = hi_service_bound(counters);
+                // Fewest edges from a wrap (low word <= lanes - 1 after it) to the next wrap.
+                let edges = |l: u32| ((1u64 << l) - (lanes - 1)).div_ceil(lanes);
+                assert!(
+                    edges(l) > bound,
+                    "{counters} counters, {lanes} lanes: L = {l}"
+                );
+                assert!(
+                    l == 4 || edges(l - 1) <= bound + 1,
+                    "{counters}x{lanes}: L = {l} not the narrowest"
+                );
+            }
+        }
+        assert_eq!(low_word_bits(16, 1), 8);
+        assert_eq!(low_word_bits(32, 1), 9);
+        assert_eq!(low_word_bits(64, 1), 10);
+        assert_eq!(low_word_bits(64, 8), 13);
     }
 }

@@ -33,13 +33,13 @@
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
 //!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
-//!   ┌───────────────────┐ carry16 ┌──────────────────────────────────────────────────────┐
-//!   │ lo[15:0] += inc   ├────────►│ mid: HiBank (hi_bank.rs) of bits [31:16]: mpend[n],  │
+//!   ┌───────────────────┐ lo_carry ┌──────────────────────────────────────────────────────┐
+//!   │ lo[L-1:0] += inc  ├────────►│ mid: HiBank (hi_bank.rs) of bits [31:L]: mpend[n],   │
 //!   └───────────────────┘         │ rows and shadow rows in block RAM, served by a scan; │
 //!                                 │ mpf/mspf = the addressed counter's (prefetched during│
 //!                                 │ the hold); m_at_max[n]                               │
 //!                                 └──────────────────────────────────────────────────────┘
-//!   carry = carry16 & m_at_max[n] (the carry out of bit 31, exact at its edge) ──►
+//!   carry = lo_carry & m_at_max[n] (the carry out of bit 31, exact at its edge) ──►
 //!   bank[0]: HiBank of bits [63:32] (64-bit counters only): pend[n], pf/spf, at_max[n]
 //!   ovf = carry & (narrow | at_max[n])  ──► ovf_pack ──► export_r ──► OVS one edge later
 //!   (reads and OVS writes see OVS | export_r: the overflow is in OVS from its own edge)
@@ -53,11 +53,13 @@
 //!     ──► OR & irqen_r (qualifying, in cycle t+1) ──► irq pulse in t+2; with ADDR != 0 ──► MSI
 //!   pending / issue at t+1 ──► MsiMaster (msi.rs) ──► busy, IRQ_CTRLACK, IRQ_ABT back
 //! ```
-//! A counter is a 16-bit low word in flip-flops, bits [31:16] in `mid`'s block RAM and, with
+//! A counter is an L-bit low word in flip-flops (L = `hi_bank::low_word_bits`: 8-13 bits, wider
+//! with more counters and lanes, so that no low word wraps twice before its carry is served),
+//! bits [31:L] in `mid`'s block RAM and, with
 //! 64-bit counters, an upper word in the upper bank's, with the carries between them pending: no
 //! path adds more than 32 bits in one cycle, and the native simulation never does 64-bit
 //! arithmetic (rust-hdl stores wider `Bits` as bool arrays). Its value is ((hi + pend) << 32) |
-//! (((mid + mpend) mod 2^16) << 16) | lo, truncated to `counter_bits` (a wrap of mid + mpend is
+//! (((mid + mpend) mod 2^(32-L)) << L) | lo, truncated to `counter_bits` (a wrap of mid + mpend is
 //! already in `pend`: it was predicted at the low word's carry); the read mux's second stage
 //! adds the pending carry of the word it reads. The counters live in this block's loop rather
 //! than in a block each, which keeps rust-hdl's settle (one iteration per block boundary) and the
@@ -70,7 +72,7 @@ use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_
 use crate::decode::AddrDecode;
 use crate::filter_table::{FilterTable, FilterTableFault, TableShape};
 use crate::fresh_flags::FreshFlags;
-use crate::hi_bank::{HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
+use crate::hi_bank::{low_word_bits, HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
 use crate::match_regs::MatchRegs;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap, COUNTER_HOLD_CYCLES};
@@ -151,10 +153,11 @@ pub struct RegFile {
     pub filt_busy: Signal<Out, Bit>,
     /// Counter n: bits [15:0] (the rest is in the banks), EVTYPERn, SMRn, and EVTYPERn's event
     /// decode (`event_sel` layout).
+    /// Bits [L-1:0] of every counter (bits above L are 0: Yosys keeps no flip-flop for them).
     c_lo: Vec<DFF<Bits<16>>>,
-    /// Bits [31:16] of every counter and shadow in block RAM (a bank of 16-bit rows, hi_bank.rs):
-    /// `mid`'s pending carries come from the 16-bit low words, and its overflow prediction
-    /// (`at_max`: bits [31:16] + pend all ones) makes the carry out of bit 31 exact at the edge
+    /// Bits [31:L] of every counter and shadow in block RAM (a bank of (32-L)-bit rows,
+    /// hi_bank.rs): `mid`'s pending carries come from the L-bit low words, and its overflow
+    /// prediction (`at_max`: bits [31:L] + pend all ones) makes the carry out of bit 31 exact at the edge
     /// it happens, which is the carry into the upper bank (or the overflow of a 32-bit counter).
     mid: HiBank,
     mcarry_pack: BitPack,
@@ -220,6 +223,13 @@ pub struct RegFile {
     evtyper_wmask: Vec<Constant<Bits<32>>>,
     smr_wmask: Vec<Constant<Bits<32>>>,
     lo_reset: Vec<Constant<Bits<16>>>,
+    /// The low words' width L (`hi_bank::low_word_bits`): its mask, the mask of its bits [L-1:4]
+    /// (all ones: a carry out of bits [3:0] carries out of the low word), L as a shift, and
+    /// the mask of bits [L-1:0] of a 32-bit word.
+    lo_mask: Constant<Bits<16>>,
+    lo_top: Constant<Bits<16>>,
+    lo_shift: Constant<Bits<32>>,
+    lo_mask32: Constant<Bits<32>>,
     evtyper_reset: Vec<Constant<Bits<32>>>,
     smr_reset: Vec<Constant<Bits<32>>>,
     sel_reset: Vec<Constant<Bits<7>>>,
@@ -235,8 +245,8 @@ pub struct RegFile {
     wr_lo: Signal<Local, Bit>,
     wr_evt: Signal<Local, Bit>,
     inc: Signal<Local, Bits<16>>,
-    /// The carry out of the 16-bit low word, and out of bit 31 (`carry16` & mid's `at_max`).
-    carry16: Signal<Local, Bit>,
+    /// The carry out of the L-bit low word, and out of bit 31 (`lo_carry` & mid's `at_max`).
+    lo_carry: Signal<Local, Bit>,
     /// The carries of lo[3:0] + inc into bits 2 and 3, and out of bit 3 (`carry4`): written
     /// as gates, which Yosys makes plain logic (two LUT levels placed freely), where a 5-bit
     /// add became a carry chain fixed in a column between the match register and the overflow
@@ -268,7 +278,7 @@ pub struct RegFile {
     m_evc: Signal<Local, Bits<16>>,
     rq_word: DFF<Bits<32>>,
     rq_add: DFF<Bit>,
-    /// A low word's bits [31:16] still take their pending carry (stage 2 adds 2^16).
+    /// A low word's bits [31:L] still take their pending carry (stage 2 adds 2^L).
     rq_addm: DFF<Bit>,
     /// An SVR read in the cycle after a capture sees the counter (`svr_load`): stage 1 registers
     /// the counter's word and pending-carry flags beside the shadow's, and `rq_sl` selects
@@ -287,6 +297,9 @@ pub struct RegFile {
     inc_hi: Signal<Local, Bits<32>>,
     inc_clo: Signal<Local, Bits<32>>,
     inc_chi: Signal<Local, Bits<32>>,
+    /// Stage 2's increments of bits [31:L] (mid's pending carry) of `rq_word` and `rq_ctr`.
+    inc_m: Signal<Local, Bits<32>>,
+    inc_cm: Signal<Local, Bits<32>>,
     rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
@@ -377,7 +390,9 @@ pub struct RegFile {
     /// still (the request, the pair registers, the prefetched upper word `pf`, which the bank
     /// leaves alone while the counter is addressed), for both values of the counter's pending
     /// carry in the access cycle (k = 0, 1: upper value pf + k): stage 1 `pf1_r` = pf + 1,
-    /// `ph_r` = H, `hb_r` = H - B; stage 2 the new upper word `cand{k}_r` (hi + k; the written
+    /// `ph_r` = H, then `hb_r` = H - B from `ph_r` (the byte merge and the 32-bit subtract in
+    /// one cycle were the 16x64 critical path; the pair's B and the request are still through
+    /// the hold, so a cycle later it is the same value, long before stage 2 needs it); stage 2 the new upper word `cand{k}_r` (hi + k; the written
     /// bytes over it; or a pair's H + c = (H - B) + hi + k); stage 3 whether it is all ones, all
     /// ones less one, and (a pair) whether H + c wrapped. The access cycle only selects by the
     /// pending carry: no adder or compare sits between the pending carries and the bank or OVS.
@@ -394,9 +409,9 @@ pub struct RegFile {
     wrap0_r: DFF<Bit>,
     wrap1_r: DFF<Bit>,
     hi_max_m1: Constant<Bits<32>>,
-    /// The same staging for bits [31:16] (`mid`): every EVCNTR write rewrites the addressed
+    /// The same staging for bits [31:L] (`mid`): every EVCNTR write rewrites the addressed
     /// counter's mid row, with its pending carry folded in and, for a low-word write, the
-    /// written bytes 2-3 over it.
+    /// written bytes' bits above L over it.
     mpf1_r: DFF<Bits<32>>,
     mcand0_r: DFF<Bits<32>>,
     mcand1_r: DFF<Bits<32>>,
@@ -408,10 +423,10 @@ pub struct RegFile {
     mwr_m1: Signal<Local, Bit>,
     mid_max: Constant<Bits<32>>,
     mid_max_m1: Constant<Bits<32>>,
-    bhi16: Signal<Local, Bits<32>>,
-    whi16: Signal<Local, Bits<32>>,
-    blo16: Signal<Local, Bits<16>>,
-    wlo16: Signal<Local, Bits<16>>,
+    mid_bmask: Signal<Local, Bits<32>>,
+    mid_wbits: Signal<Local, Bits<32>>,
+    lo_bmask: Signal<Local, Bits<16>>,
+    lo_wbits: Signal<Local, Bits<16>>,
     /// The addressed counter's pending carry selects: its outcome is all ones, all ones less
     /// one, and (a pair) H + c wrapped.
     wr_ones: Signal<Local, Bit>,
@@ -423,7 +438,7 @@ pub struct RegFile {
     /// carry (the rows are the banks' shadow rows).
     s_lo: Vec<DFF<Bits<16>>>,
     s_pend: Vec<DFF<Bit>>,
-    /// Mid's pending carry at the capture (bits [31:16] of SVRn are mid's shadow row + it).
+    /// Mid's pending carry at the capture (bits [31:L] of SVRn are mid's shadow row + it).
     s_mpend: Vec<DFF<Bit>>,
     capture_impl: Constant<Bit>,
     gmpam: DFF<Bits<32>>,
@@ -455,7 +470,7 @@ pub struct RegFile {
     svr_hi_add: Signal<Local, Bit>,
     svr_in: Signal<Local, Bit>,
     sel_slo: Signal<Local, Bits<32>>,
-    sel_slo16: Signal<Local, Bits<16>>,
+    sel_slo_bits: Signal<Local, Bits<16>>,
     sel_spend: Signal<Local, Bit>,
     sel_smpend: Signal<Local, Bit>,
     /// The addressed shadow's pending carries one edge ago (`selsp_r`, `selsmp_r`), and whether
@@ -489,9 +504,9 @@ pub struct RegFile {
     evt_merged: Signal<Local, Bits<32>>,
     smr_merged: Signal<Local, Bits<32>>,
     sel_lo: Signal<Local, Bits<32>>,
-    sel_lo16: Signal<Local, Bits<16>>,
+    sel_lo_bits: Signal<Local, Bits<16>>,
     sel_pend: Signal<Local, Bit>,
-    /// The addressed counter's pending carry into bits [31:16] (`selmp_r | selmc_r`).
+    /// The addressed counter's pending carry into bits [31:L] (`selmp_r | selmc_r`).
     msel_pend: Signal<Local, Bit>,
     selmp_r: DFF<Bit>,
     selmc_r: DFF<Bit>,
@@ -760,6 +775,15 @@ impl RegFile {
         );
         let lane_ids = cfg.lane_event_ids();
         let lanes = cfg.lanes as usize;
+        // Bits [L-1:0] of each counter in flip-flops, [31:L] in `mid` (whose rows start at 0:
+        // fresh, hi_bank.rs), so the counters' reset value has no bit set there.
+        let lo_bits = low_word_bits(cfg.counters as usize, lanes);
+        let lo_mask = (1u64 << lo_bits) - 1;
+        let mid_max = (1u64 << (32 - lo_bits)) - 1;
+        assert!(
+            (0..cfg.counters).all(|i| reset(RegId::Evcntr(i)) & 0xFFFF_FFFF & !lo_mask == 0),
+            "EVCNTR resets to a value with bits above the low word"
+        );
         // The reset filter, decoded as a write would decode it (every EVTYPERn/SMRn resets alike).
         let f_reset = FilterDecode::new(cfg, &map, reset(RegId::Evtyper(0)), reset(RegId::Smr(0)));
         let lane_bits = |keep: &dyn Fn(u16) -> bool| {
@@ -956,12 +980,14 @@ impl RegFile {
             inc_hi: Default::default(),
             inc_clo: Default::default(),
             inc_chi: Default::default(),
+            inc_m: Default::default(),
+            inc_cm: Default::default(),
             rq_caddm: Default::default(),
             rq_sl: Default::default(),
             rq_done: Default::default(),
             irq: Default::default(),
             c_lo: (0..n).map(|_| Default::default()).collect(),
-            mid: HiBank::new(n, 16, idx_lsb, hi_fault),
+            mid: HiBank::new(n, 32 - lo_bits, idx_lsb, hi_fault),
             mcarry_pack: BitPack::new(n),
             mpf_v: Default::default(),
             mspf_v: Default::default(),
@@ -1002,8 +1028,12 @@ impl RegFile {
                 .map(|i| c32(wmask(RegId::Smr(i))))
                 .collect(),
             lo_reset: (0..cfg.counters)
-                .map(|i| Constant::new((reset(RegId::Evcntr(i)) & 0xFFFF).into()))
+                .map(|i| Constant::new((reset(RegId::Evcntr(i)) & lo_mask).into()))
                 .collect(),
+            lo_mask: Constant::new(lo_mask.into()),
+            lo_top: Constant::new((lo_mask & 0xFFF0).into()),
+            lo_shift: c32(lo_bits as u64),
+            lo_mask32: c32(lo_mask),
             evtyper_reset: (0..cfg.counters)
                 .map(|i| c32(reset(RegId::Evtyper(i))))
                 .collect(),
@@ -1034,7 +1064,7 @@ impl RegFile {
             wr_lo: Default::default(),
             wr_evt: Default::default(),
             inc: Default::default(),
-            carry16: Default::default(),
+            lo_carry: Default::default(),
             c4_c2: Default::default(),
             c4_c3: Default::default(),
             carry4: Default::default(),
@@ -1126,12 +1156,12 @@ impl RegFile {
             mm11_r: Default::default(),
             mwr_ones: Default::default(),
             mwr_m1: Default::default(),
-            mid_max: c32(0xFFFF),
-            mid_max_m1: c32(0xFFFE),
-            bhi16: Default::default(),
-            whi16: Default::default(),
-            blo16: Default::default(),
-            wlo16: Default::default(),
+            mid_max: c32(mid_max),
+            mid_max_m1: c32(mid_max - 1),
+            mid_bmask: Default::default(),
+            mid_wbits: Default::default(),
+            lo_bmask: Default::default(),
+            lo_wbits: Default::default(),
             wr_ones: Default::default(),
             wr_m1: Default::default(),
             wr_wrap: Default::default(),
@@ -1164,7 +1194,7 @@ impl RegFile {
             svr_hi_add: Default::default(),
             svr_in: Default::default(),
             sel_slo: Default::default(),
-            sel_slo16: Default::default(),
+            sel_slo_bits: Default::default(),
             sel_spend: Default::default(),
             sel_smpend: Default::default(),
             selsp_r: Default::default(),
@@ -1202,7 +1232,7 @@ impl RegFile {
             evt_merged: Default::default(),
             smr_merged: Default::default(),
             sel_lo: Default::default(),
-            sel_lo16: Default::default(),
+            sel_lo_bits: Default::default(),
             sel_pend: Default::default(),
             msel_pend: Default::default(),
             selmp_r: Default::default(),
@@ -1290,8 +1320,8 @@ impl Logic for RegFile {
             _ => self.bmask.next = 0xFFFF_FFFFu64.into(),
         }
         self.wbits.next = self.req_wdata.val() & self.bmask.val();
-        self.blo16.next = bit_cast::<16, 32>(self.bmask.val());
-        self.wlo16.next = bit_cast::<16, 32>(self.wbits.val());
+        self.lo_bmask.next = bit_cast::<16, 32>(self.bmask.val()) & self.lo_mask.val();
+        self.lo_wbits.next = bit_cast::<16, 32>(self.wbits.val()) & self.lo_mask.val();
         self.w64_lo.next = bit_cast::<64, 32>(self.wbits.val()) & self.bitmap_mask.val();
         self.w64_hi.next = (bit_cast::<64, 32>(self.wbits.val()) << 32) & self.bitmap_mask.val();
         // Array regions and element selects come decoded from the setup cycle (`AddrDecode`).
@@ -1305,14 +1335,14 @@ impl Logic for RegFile {
         // The addressed counter's registers (for reads and for PSTRB merges). Not gated by the
         // access: a gate costs a logic level in front of every counter write (measured on
         // 16x32), and outside an access nothing uses them.
-        self.sel_lo16.next = 0.into();
+        self.sel_lo_bits.next = 0.into();
         self.selp_r.d.next = (self.pend_v.val() & self.dec.evc_sel.val()).any();
         self.selc_r.d.next = (self.carry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.sel_pend.next = self.selp_r.q.val() | self.selc_r.q.val();
         self.selmp_r.d.next = (self.mpend_v.val() & self.dec.evc_sel.val()).any();
         self.selmc_r.d.next = (self.mcarry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.msel_pend.next = self.selmp_r.q.val() | self.selmc_r.q.val();
-        self.sel_slo16.next = 0.into();
+        self.sel_slo_bits.next = 0.into();
         self.spend_or.next = false;
         self.smpend_or.next = false;
         for n in 0..self.c_lo.len() {
@@ -1322,8 +1352,10 @@ impl Logic for RegFile {
             if self.dec.evc_sel.val().get_bit(n) {
                 self.m_evc.next = 0xFFFFu64.into();
             }
-            self.sel_lo16.next = self.sel_lo16.val() | (self.c_lo[n].q.val() & self.m_evc.val());
-            self.sel_slo16.next = self.sel_slo16.val() | (self.s_lo[n].q.val() & self.m_evc.val());
+            self.sel_lo_bits.next =
+                self.sel_lo_bits.val() | (self.c_lo[n].q.val() & self.m_evc.val());
+            self.sel_slo_bits.next =
+                self.sel_slo_bits.val() | (self.s_lo[n].q.val() & self.m_evc.val());
             self.spend_or.next =
                 self.spend_or.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
             self.smpend_or.next = self.smpend_or.val()
@@ -1344,10 +1376,12 @@ impl Logic for RegFile {
             self.sel_spend.next = false;
             self.sel_smpend.next = false;
         }
-        // The addressed counter's low word and its shadow's: bits [31:16] from mid's prefetch
-        // (their pending carry added by the read mux's second stage), [15:0] from flip-flops.
-        self.sel_lo.next = (self.mpf_v.val() << 16u64) | bit_cast::<32, 16>(self.sel_lo16.val());
-        self.sel_slo.next = (self.mspf_v.val() << 16u64) | bit_cast::<32, 16>(self.sel_slo16.val());
+        // The addressed counter's low word and its shadow's: bits [31:L] from mid's prefetch
+        // (their pending carry added by the read mux's second stage), [L-1:0] from flip-flops.
+        self.sel_lo.next =
+            (self.mpf_v.val() << self.lo_shift.val()) | bit_cast::<32, 16>(self.sel_lo_bits.val());
+        self.sel_slo.next = (self.mspf_v.val() << self.lo_shift.val())
+            | bit_cast::<32, 16>(self.sel_slo_bits.val());
         // The addressed EVTYPER: the block RAM's word (read at the setup edge), or its reset
         // value when it has not been written since reset.
         self.sel_evtyper.next = self.evt_ram.read_data.val();
@@ -1402,7 +1436,7 @@ impl Logic for RegFile {
             & (self.evc_rel.val() == self.pair_key.q.val());
         self.pf1_r.d.next = (self.pf_v.val() + 1u64) & self.hi_max.val();
         self.ph_r.d.next = self.pair_h.val();
-        self.hb_r.d.next = (self.pair_h.val() - self.pair_base.q.val()) & self.hi_max.val();
+        self.hb_r.d.next = (self.ph_r.q.val() - self.pair_base.q.val()) & self.hi_max.val();
         self.cand0_r.d.next = self.pf_v.val();
         self.cand1_r.d.next = self.pf1_r.q.val();
         if self.evc_hiword.val() {
@@ -1422,15 +1456,17 @@ impl Logic for RegFile {
         // c < 2^K, so H + c wrapped exactly when the result is below H.
         self.wrap0_r.d.next = self.cand0_r.q.val() < self.ph_r.q.val();
         self.wrap1_r.d.next = self.cand1_r.q.val() < self.ph_r.q.val();
-        // Bits [31:16]: mid's row after the write, for both values of its pending carry.
-        self.bhi16.next = self.bmask.val() >> 16u64;
-        self.whi16.next = self.wbits.val() >> 16u64;
+        // Bits [31:L]: mid's row after the write, for both values of its pending carry.
+        self.mid_bmask.next = self.bmask.val() >> self.lo_shift.val();
+        self.mid_wbits.next = self.wbits.val() >> self.lo_shift.val();
         self.mpf1_r.d.next = (self.mpf_v.val() + 1u64) & self.mid_max.val();
         self.mcand0_r.d.next = self.mpf_v.val();
         self.mcand1_r.d.next = self.mpf1_r.q.val();
         if !self.evc_hiword.val() {
-            self.mcand0_r.d.next = (self.mpf_v.val() & (!self.bhi16.val())) | self.whi16.val();
-            self.mcand1_r.d.next = (self.mpf1_r.q.val() & (!self.bhi16.val())) | self.whi16.val();
+            self.mcand0_r.d.next =
+                (self.mpf_v.val() & (!self.mid_bmask.val())) | self.mid_wbits.val();
+            self.mcand1_r.d.next =
+                (self.mpf1_r.q.val() & (!self.mid_bmask.val())) | self.mid_wbits.val();
         }
         self.mones0_r.d.next = self.mcand0_r.q.val() == self.mid_max.val();
         self.mones1_r.d.next = self.mcand1_r.q.val() == self.mid_max.val();
@@ -1907,14 +1943,14 @@ impl Logic for RegFile {
                 self.f_care[n].d.next = self.care_reset.val();
                 self.f_mode[n].d.next = self.mode_reset.val();
             }
-            // ---- Counter n (10.5.2.1): bits [15:0] here, [31:16] in `mid`, [63:32] in the upper
+            // ---- Counter n (10.5.2.1): bits [L-1:0] here, [31:L] in `mid`, [63:32] in the upper
             // bank, with registered (pending) carries between them, so no path adds more than 32
             // bits in a cycle. The counter adds its match register (enables applied when it was
             // loaded) or, counting cycles, 1 while enabled.
             self.inc.next = bit_cast::<16, 4>(self.count.val());
-            // Carry out of the 16-bit low word. `inc` is at most MAX_LANES + 1 (9) < 16, so
-            // lo + inc carries exactly when lo[15:4] are all ones and lo[3:0] + inc > 15 (the
-            // carry out of bit 3, as gates), beside the 16-bit add, not a compare behind it. It
+            // Carry out of the L-bit low word. `inc` is at most MAX_LANES (8) < 16, so lo + inc
+            // carries exactly when lo[L-1:4] are all ones and lo[3:0] + inc > 15 (the carry out
+            // of bit 3, as gates), beside the L-bit add, not a compare behind it. It
             // carries out of bit 31 exactly when mid's row + its pending carry is all ones (mid's
             // `at_max`).
             self.c4_c2.next = (self.lo4.val().get_bit(1) & self.count.val().get_bit(1))
@@ -1925,11 +1961,11 @@ impl Logic for RegFile {
                 | ((self.lo4.val().get_bit(2) | self.count.val().get_bit(2)) & self.c4_c2.val());
             self.carry4.next = (self.lo4.val().get_bit(3) & self.count.val().get_bit(3))
                 | ((self.lo4.val().get_bit(3) | self.count.val().get_bit(3)) & self.c4_c3.val());
-            self.carry16.next =
-                ((self.c_lo[n].q.val() & 0xFFF0u64) == 0xFFF0u64) & self.carry4.val();
-            self.carry.next = self.carry16.val() & self.m_at_max_v.val().get_bit(n);
-            self.lo_next.next = self.c_lo[n].q.val() + self.inc.val();
-            self.mcarry_pack.bits[n].next = self.carry16.val();
+            self.lo_carry.next = ((self.c_lo[n].q.val() & self.lo_top.val()) == self.lo_top.val())
+                & self.carry4.val();
+            self.carry.next = self.lo_carry.val() & self.m_at_max_v.val().get_bit(n);
+            self.lo_next.next = (self.c_lo[n].q.val() + self.inc.val()) & self.lo_mask.val();
+            self.mcarry_pack.bits[n].next = self.lo_carry.val();
             self.carry_pack.bits[n].next = self.carry.val() & self.wide.val();
             // 10.2.1: overflow is the carry out of the counter width; the counter wraps.
             self.ovf.next =
@@ -1942,8 +1978,9 @@ impl Logic for RegFile {
             // overflows; the written bytes merge per PSTRB in counter n's own D logic (no element
             // mux or shared merge in front of it).
             if self.wr_lo.val() {
-                // Bytes 0-1 here; bytes 2-3 go to mid's row (`mbank_wr_val`).
-                self.lo_next.next = (self.lo_next.val() & (!self.blo16.val())) | self.wlo16.val();
+                // The written bits below L here; those above go to mid's row (`mbank_wr_val`).
+                self.lo_next.next =
+                    (self.lo_next.val() & (!self.lo_bmask.val())) | self.lo_wbits.val();
             }
             // The upper word is written in the bank (`bank_wr_val`); a paired write counts at
             // this edge, and its overflow is the rebase's (`pair_wr_r`).
@@ -2334,6 +2371,10 @@ impl Logic for RegFile {
         self.inc_hi.next = ((self.rq_word.q.val() >> 16u64) + 1u64) << 16u64;
         self.inc_clo.next = (self.rq_ctr.q.val() + 1u64) & 0xFFFFu64;
         self.inc_chi.next = ((self.rq_ctr.q.val() >> 16u64) + 1u64) << 16u64;
+        self.inc_m.next =
+            ((self.rq_word.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
+        self.inc_cm.next =
+            ((self.rq_ctr.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
         self.rd_data.next = self.rq_word.q.val() | self.rq_misc.q.val();
         if self.rq_add.q.val() {
             self.rd_data.next =
@@ -2343,7 +2384,7 @@ impl Logic for RegFile {
             }
         }
         if self.rq_addm.q.val() {
-            self.rd_data.next = self.inc_hi.val() | (self.rq_word.q.val() & 0xFFFFu64);
+            self.rd_data.next = self.inc_m.val() | (self.rq_word.q.val() & self.lo_mask32.val());
         }
         if self.rq_sl.q.val() {
             self.rd_data.next = self.rq_ctr.q.val();
@@ -2356,7 +2397,8 @@ impl Logic for RegFile {
                 }
             }
             if self.rq_caddm.q.val() {
-                self.rd_data.next = self.inc_chi.val() | (self.rq_ctr.q.val() & 0xFFFFu64);
+                self.rd_data.next =
+                    self.inc_cm.val() | (self.rq_ctr.q.val() & self.lo_mask32.val());
             }
         }
         if !self.rq_done.q.val() {
