@@ -29,6 +29,18 @@ struct Bench {
     cfg: PmcgConfig,
 }
 
+/// What one transfer did (`Bench::transfer_at`).
+struct Transfer {
+    /// The outputs of its last cycle (PREADY = 1, PRDATA).
+    out: PinOutputs,
+    /// Access cycles with PREADY = 0.
+    waits: u64,
+    /// The cycle it was performed in: the last with PREADY = 0 (its setup cycle if none).
+    performed: u64,
+    /// Its setup cycle.
+    setup: u64,
+}
+
 impl Bench {
     fn new(cfg: &PmcgConfig, verilator: bool) -> Result<Self, Box<dyn std::error::Error>> {
         let dut: Box<dyn Dut> = if verilator {
@@ -64,18 +76,22 @@ impl Bench {
     /// outputs of the last access cycle (PREADY = 1) and the number of wait states (access
     /// cycles with PREADY = 0 before it; a read's value is that of its first access cycle).
     fn transfer(&mut self, addr: u32, write: Option<u32>, lanes: &[LaneIn]) -> (PinOutputs, u64) {
-        let none = self.no_lanes();
-        self.transfer_lanes(addr, write, lanes, &none)
+        let t = self.transfer_at(addr, write, lanes, 0);
+        (t.out, t.waits)
     }
 
-    /// Setup then access with the given lanes in each (`access_lanes` in every access cycle).
-    fn transfer_lanes(
+    /// A transfer set up in cycle s, with `lanes` on the lanes in cycle s + `at` only (if the
+    /// transfer lasts that long; no lanes in its other cycles). The one loop every measurement's
+    /// transfer goes through.
+    fn transfer_at(
         &mut self,
         addr: u32,
         write: Option<u32>,
-        setup_lanes: &[LaneIn],
-        access_lanes: &[LaneIn],
-    ) -> (PinOutputs, u64) {
+        lanes: &[LaneIn],
+        at: u64,
+    ) -> Transfer {
+        let setup = self.cycle;
+        let none = self.no_lanes();
         let mut inp = PinInputs::idle(self.lanes);
         inp.psel = true;
         inp.paddr = addr;
@@ -84,17 +100,25 @@ impl Bench {
             inp.pwdata = v;
             inp.pstrb = 0xF;
         }
-        inp.lanes.copy_from_slice(setup_lanes);
-        self.step(inp.clone());
-        inp.penable = true;
-        inp.lanes.copy_from_slice(access_lanes);
-        let mut waits = 0;
+        let (mut performed, mut waits) = (setup, 0);
         loop {
+            let c = self.cycle;
+            inp.lanes
+                .copy_from_slice(if c == setup + at { lanes } else { &none });
             let out = self.step(inp.clone());
-            if out.pready {
-                return (out, waits);
+            if c > setup {
+                if out.pready {
+                    return Transfer {
+                        out,
+                        waits,
+                        performed,
+                        setup,
+                    };
+                }
+                waits += 1;
             }
-            waits += 1;
+            inp.penable = true;
+            performed = c;
         }
     }
 
@@ -107,57 +131,27 @@ impl Bench {
         lanes: &[LaneIn],
         at: u64,
     ) -> (PinOutputs, u64, u64) {
-        let s = self.cycle;
-        let none = self.no_lanes();
-        let mut inp = PinInputs::idle(self.lanes);
-        inp.psel = true;
-        inp.paddr = addr;
-        let mut performed = s;
-        loop {
-            let c = self.cycle;
-            inp.lanes
-                .copy_from_slice(if c == s + at { lanes } else { &none });
-            let out = self.step(inp.clone());
-            inp.penable = true;
-            if c > s && out.pready {
-                return (out, performed, s);
-            }
-            performed = c;
-        }
+        let t = self.transfer_at(addr, None, lanes, at);
+        (t.out, t.performed, t.setup)
     }
 
     /// A write of `value` to `addr` with `lanes` on the lanes in cycle a + `at` only (a: its
     /// access cycle; -1: its setup cycle), other cycles idle: held while PREADY is 0, then idle
     /// cycles until a + `at` has passed. Returns the write's wait states.
     fn write_with_lanes_at(&mut self, addr: u32, value: u32, lanes: &[LaneIn], at: i64) -> u64 {
+        let from_setup = (at + 1).max(0) as u64;
+        let t = self.transfer_at(addr, Some(value), lanes, from_setup);
         let none = self.no_lanes();
-        let pick = |j: i64| if j == at { lanes } else { &none[..] };
-        let mut inp = PinInputs::idle(self.lanes);
-        inp.psel = true;
-        inp.paddr = addr;
-        inp.pwrite = true;
-        inp.pwdata = value;
-        inp.pstrb = 0xF;
-        inp.lanes.copy_from_slice(pick(-1));
-        self.step(inp.clone());
-        inp.penable = true;
-        let mut j = 0i64;
-        let mut waits = 0;
-        loop {
-            inp.lanes.copy_from_slice(pick(j));
-            let out = self.step(inp.clone());
-            j += 1;
-            if out.pready {
-                break;
-            }
-            waits += 1;
-        }
-        while j <= at {
-            let l = pick(j).to_vec();
+        while self.cycle <= t.setup + from_setup {
+            let l = if self.cycle == t.setup + from_setup {
+                lanes
+            } else {
+                &none[..]
+            };
+            let l = l.to_vec();
             self.idle(&l);
-            j += 1;
         }
-        waits
+        t.waits
     }
 
     fn write(&mut self, id: RegId, v: u32) -> u64 {
