@@ -390,9 +390,7 @@ pub struct RegFile {
     /// still (the request, the pair registers, the prefetched upper word `pf`, which the bank
     /// leaves alone while the counter is addressed), for both values of the counter's pending
     /// carry in the access cycle (k = 0, 1: upper value pf + k): stage 1 `pf1_r` = pf + 1,
-    /// `ph_r` = H, then `hb_r` = H - B from `ph_r` (the byte merge and the 32-bit subtract in
-    /// one cycle were the 16x64 critical path; the pair's B and the request are still through
-    /// the hold, so a cycle later it is the same value, long before stage 2 needs it); stage 2 the new upper word `cand{k}_r` (hi + k; the written
+    /// `ph_r` = H, `hb_r` = H - B; stage 2 the new upper word `cand{k}_r` (hi + k; the written
     /// bytes over it; or a pair's H + c = (H - B) + hi + k); stage 3 whether it is all ones, all
     /// ones less one, and (a pair) whether H + c wrapped. The access cycle only selects by the
     /// pending carry: no adder or compare sits between the pending carries and the bank or OVS.
@@ -1436,7 +1434,7 @@ impl Logic for RegFile {
             & (self.evc_rel.val() == self.pair_key.q.val());
         self.pf1_r.d.next = (self.pf_v.val() + 1u64) & self.hi_max.val();
         self.ph_r.d.next = self.pair_h.val();
-        self.hb_r.d.next = (self.ph_r.q.val() - self.pair_base.q.val()) & self.hi_max.val();
+        self.hb_r.d.next = (self.pair_h.val() - self.pair_base.q.val()) & self.hi_max.val();
         self.cand0_r.d.next = self.pf_v.val();
         self.cand1_r.d.next = self.pf1_r.q.val();
         if self.evc_hiword.val() {
