@@ -124,9 +124,10 @@ enum Command {
         /// The Markdown table.
         #[arg(long, default_value = "docs/timing.md")]
         out: PathBuf,
-        /// The waveform picture.
-        #[arg(long, default_value = "docs/timing.svg")]
-        svg: PathBuf,
+        /// The waveform picture [default: `--out` with the extension .svg, docs/timing.svg for
+        /// the default `--out`] (a table written elsewhere never overwrites the docs' picture).
+        #[arg(long)]
+        svg: Option<PathBuf>,
     },
     /// The FPGA prototype on the Alchitry Cu: build, program, run scripts, serve the simulated board.
     Board {
@@ -218,7 +219,10 @@ fn main() -> ExitCode {
             backend,
             out,
             svg,
-        } => timing(&settings, config.as_deref(), backend, &out, &svg),
+        } => {
+            let svg = svg.unwrap_or_else(|| out.with_extension("svg"));
+            timing(&settings, config.as_deref(), backend, &out, &svg)
+        }
         Command::Board { command } => board::run(command),
         Command::Demo { out } => demo::run(&out),
     };

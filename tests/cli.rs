@@ -231,6 +231,27 @@ fn run_timing(backend: &str, tag: &str, settings: &[&str]) -> (String, String) {
     )
 }
 
+/// `timing --out F.md` without `--svg` puts its picture beside the table (F.svg), not over the
+/// docs' (it used to default to docs/timing.svg whatever `--out` said).
+#[test]
+fn timing_puts_its_picture_beside_its_table() {
+    let md = tmp("timing-beside.md");
+    let svg = md.with_extension("svg");
+    let _ = std::fs::remove_file(&svg);
+    let o = bin()
+        .args(["timing", "counters=4", "counter_bits=32", "--out"])
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let picture = std::fs::read_to_string(&svg).unwrap_or_default();
+    assert!(
+        picture.contains("<svg") && picture.contains("Counter 0 (32 bits)"),
+        "no picture of the 4x32 run at {}",
+        svg.display()
+    );
+}
+
 /// The row of a `timing` table whose path starts with `start` ("" when none does).
 fn timing_row(table: &str, start: &str) -> String {
     table
