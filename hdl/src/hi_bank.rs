@@ -34,7 +34,7 @@
 //! takes 3 cycles; of the at least 3 visits in a transfer and its gap, at most one is its
 //! prefetch, which serves the addressed counter, and one a scan visit dropped for a write, which
 //! the scan then repeats; the rest advance the scan (at least one per 12 cycles). The low
-//! words are as narrow as allows: an L-bit low word ([`low_word_bits`]) wraps again only after
+//! words are as narrow as the bound allows: an L-bit low word ([`low_word_bits`]) wraps again only after
 //! more edges than the bound (a carry out of bit 31 at most once in 2^32 / 8 cycles), so `pend`
 //! never needs a second bit (a write folds it in: nothing stays pending on a row the caller
 //! rewrites).
@@ -542,8 +542,8 @@ impl Logic for HiBank {
 mod tests {
     use super::*;
 
-    /// The low word is the narrowest that cannot wrap twice within the service bound (from the
-    /// definition, not from the function's loop): one narrower could.
+    /// The low word cannot wrap twice within the service bound (counted from the definition,
+    /// not from the function's loop), and one bit narrower could, to within an edge.
     #[test]
     fn low_words_are_the_narrowest_that_cannot_wrap_twice_before_their_service() {
         for counters in 1..=64 {

@@ -33,7 +33,7 @@
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
 //!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
-//!   ┌───────────────────┐ lo_carry ┌──────────────────────────────────────────────────────┐
+//!   ┌───────────────────┐lo_carry ┌──────────────────────────────────────────────────────┐
 //!   │ lo[L-1:0] += inc  ├────────►│ mid: HiBank (hi_bank.rs) of bits [31:L]: mpend[n],   │
 //!   └───────────────────┘         │ rows and shadow rows in block RAM, served by a scan; │
 //!                                 │ mpf/mspf = the addressed counter's (prefetched during│
@@ -151,9 +151,9 @@ pub struct RegFile {
     /// With filter tables: a filter rebuild is pending or under way (registers): the APB
     /// completer holds the EVTYPER/SMR write that started it until it swaps in.
     pub filt_busy: Signal<Out, Bit>,
-    /// Counter n: bits [15:0] (the rest is in the banks), EVTYPERn, SMRn, and EVTYPERn's event
-    /// decode (`event_sel` layout).
-    /// Bits [L-1:0] of every counter (bits above L are 0: Yosys keeps no flip-flop for them).
+    /// Counter n: bits [L-1:0] (the rest is in the banks; the bits above L are 0, and Yosys
+    /// keeps no flip-flop for them), EVTYPERn, SMRn, and EVTYPERn's event decode (`event_sel`
+    /// layout).
     c_lo: Vec<DFF<Bits<16>>>,
     /// Bits [31:L] of every counter and shadow in block RAM (a bank of (32-L)-bit rows,
     /// hi_bank.rs): `mid`'s pending carries come from the L-bit low words, and its overflow
