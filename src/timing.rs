@@ -551,10 +551,11 @@ pub fn run(cfg: &PmcgConfig, verilator: bool, out: &Path, svg: &Path) -> Res<Exi
             met: Some(cfg_met(smr)),
         },
         Row {
-            path: "CR.E write (access edge a) → first counted edge a+k",
+            path: "CR.E write (access edge a) → first counted edge a+k (cycle counting)",
             measured: format!("k = {enable}"),
-            target: "small".into(),
-            met: Some(enable <= 1),
+            // A configuration write applies at most 2 cycles after its access (issue 11).
+            target: "≤ 2".into(),
+            met: Some(enable <= 2),
         },
         Row {
             path: "APB read wait states, flip-flop registers (PREADY = 0 access cycles)",

@@ -31,7 +31,9 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_config, record, span, Log, Pmcg, D, S};
-use common::{for_each_backend, named_config, COUNT_DELAY, IRQ_LATENCY, MSI_LATENCY};
+use common::{
+    for_each_backend, named_config, COUNT_DELAY, CYCLE_ENABLE_DELAY, IRQ_LATENCY, MSI_LATENCY,
+};
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, RegId, COUNTER_HOLD_CYCLES};
 use pmcg_sim::axi::MsiResponder;
@@ -87,7 +89,9 @@ fn capr_write_captures_every_counter_after_its_edge() {
             p.set_counter(d, n as u32, x);
         }
         check_svrs(&p, d, &[0; 4], "reset value");
-        let e = p.write_bits(d, RegId::CntenSet0, 0b1011);
+        // e: the edge before the first counted one (cycle counting follows the CNTENSET0
+        // write from its second edge, CYCLE_ENABLE_DELAY).
+        let e = p.write_bits(d, RegId::CntenSet0, 0b1011) + CYCLE_ENABLE_DELAY - 1;
         let at = |t: u64| -> Vec<u64> {
             (0..4)
                 .map(|n| {
@@ -157,7 +161,7 @@ fn capr_write_captures_every_counter_after_its_edge() {
 /// An overflow of a counter with OVFCAP = 1 captures every counter after the overflow edge o:
 /// counter 0 counts event 1 on both lanes (+2 per edge from e + 2, [`COUNT_DELAY`]) from
 /// max - 10 with OVFCAP, so it wraps to 1 at o = e + 7 and SVR0 = 1 (its post-overflow value); counter 1 counts cycles from
-/// 0x1000, counter 2 is stopped at 0x2222, counter 3 counts event 1 from 0 without OVFCAP. No
+/// 0x1000 (from edge e + 2, [`CYCLE_ENABLE_DELAY`]), counter 2 is stopped at 0x2222, counter 3 counts event 1 from 0 without OVFCAP. No
 /// interrupt is enabled (capture does not need one). Counter 3 overflowing alone captures
 /// nothing; counters 0 and 3 overflowing at one edge capture once, both with post-overflow
 /// values.
@@ -183,7 +187,13 @@ fn ovfcap_captures_the_post_overflow_value_and_the_others() {
         let e = p.write_bits(d, RegId::CntenSet0, 0b1011);
         let o = e + COUNT_DELAY + 5;
         idle_until(d, o + 2);
-        let first = vec![1, 0x1000 + (o - e), 0x2222, 2 * (o + 1 - COUNT_DELAY - e)];
+        // Counter 1 counts cycles from edge e + CYCLE_ENABLE_DELAY.
+        let first = vec![
+            1,
+            0x1000 + (o + 1 - CYCLE_ENABLE_DELAY - e),
+            0x2222,
+            2 * (o + 1 - COUNT_DELAY - e),
+        ];
         check_svrs(&p, d, &first, "counter 0 (OVFCAP) overflowed");
         assert_eq!(p.ovs(d), 0b1);
         // Counter 3 alone (no OVFCAP): max - 6, overflows at e3 + COUNT_DELAY + 3.
@@ -198,7 +208,7 @@ fn ovfcap_captures_the_post_overflow_value_and_the_others() {
         check_svrs(
             &p,
             d,
-            &[1, 0x1000 + (o4 - e), 0x2222, 1],
+            &[1, 0x1000 + (o4 + 1 - CYCLE_ENABLE_DELAY - e), 0x2222, 1],
             "counters 0 (OVFCAP) and 3 overflow at the same edge",
         );
         d.clear_lanes();
@@ -210,7 +220,7 @@ fn ovfcap_captures_the_post_overflow_value_and_the_others() {
     });
 }
 
-/// The external request (counter 0 counts cycles from 0x5000 from edge e, counter 1 stopped at
+/// The external request (counter 0 counts cycles from 0x5000 after edge e, counter 1 stopped at
 /// 0x1111): (1) CAPT_REQ high in cycles r..r+5: capture at r+1, CAPT_ACK in r+2..=r+7; (2) held
 /// for 40 cycles: one capture only; (3) a one-cycle pulse in r: capture at r+1, CAPT_ACK in r+2
 /// only; (4) CAPT_REQ low for one cycle f while CAPT_ACK is 1: CAPT_ACK low in f+2 only and a new
@@ -257,7 +267,8 @@ fn external_capture_request_four_phase_handshake() {
         let log = record(d);
         p.start(d);
         p.set_counter(d, 1, 0x1111);
-        let e = p.arm(d, 0b1, 0x5000);
+        // e: the edge before counter 0's first counted cycle (CYCLE_ENABLE_DELAY).
+        let e = p.arm(d, 0b1, 0x5000) + CYCLE_ENABLE_DELAY - 1;
         let val0 = |t: u64| 0x5000 + (t - e);
         // (1)
         let r = d.cycle;
@@ -554,7 +565,7 @@ fn without_capture_svr_capr_ovfcap_are_res0() {
 /// Ordering (10.2.1): counter 0 counts event 1 on both lanes with OVFCAP, INTEN and IRQEN set
 /// and an MSI target; counter 1 counts cycles from 0x200 and counter 3 event 1 from 0x10, all
 /// enabled at edge e; counter 0 wraps to 1 at o = e + 6 (lane events count from edge e + 2,
-/// [`COUNT_DELAY`]; cycles from e + 1). A read of SVR0, SVR1 or SVR3 set up in
+/// [`COUNT_DELAY`]; cycles from e + 2, [`CYCLE_ENABLE_DELAY`]). A read of SVR0, SVR1 or SVR3 set up in
 /// cycle o (access cycle o+1, the cycle before the pulse and AWVALID) or o+1 (access cycle o+2,
 /// the first cycle of the pulse and of AWVALID) returns the values captured at o. The pulse and
 /// AWVALID are checked at o+2.
@@ -588,7 +599,8 @@ fn capture_is_visible_to_a_read_in_the_interrupt_cycle() {
                 idle_until(d, o + delay - h);
                 let got = p.svr(d, n);
                 let lane_edges = o + 1 - COUNT_DELAY - e;
-                let want = [1, 0x200 + (o - e), 0, 0x10 + 2 * lane_edges][n as usize];
+                let cycle_edges = o + 1 - CYCLE_ENABLE_DELAY - e;
+                let want = [1, 0x200 + cycle_edges, 0, 0x10 + 2 * lane_edges][n as usize];
                 assert_eq!(
                     got,
                     want,

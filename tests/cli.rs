@@ -293,6 +293,12 @@ fn timing_measures_the_documented_latencies() {
             "{backend}: {table}"
         );
         assert!(row("SMR write").contains("| k = 1 |"), "{backend}: {table}");
+        // docs/behaviour.md "Reconfiguration": cycle counting from the second edge after a
+        // CR.E write.
+        assert!(
+            row("CR.E write").contains("| k = 2 |"),
+            "{backend}: {table}"
+        );
         // docs/behaviour.md "MSI write master" and "Capture": AWVALID two cycles after the
         // overflow edge; a CAPR capture visible to the next access.
         assert!(

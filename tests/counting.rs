@@ -11,18 +11,20 @@
 //! Cycle arithmetic used throughout (docs/behaviour.md; "edge t" ends cycle t, `d.cycle` is the
 //! index of the next cycle to be stepped):
 //! - a write's access cycle is the last cycle it steps: it acts at edge `d.cycle - 1` after the
-//!   call returns; CR, CNTEN and EVTYPER written at edge t are used from edge t+1 on;
+//!   call returns; CR, CNTEN and EVTYPER written at edge t are used from edge t+1 on, except
+//!   that cycle counting follows CR and CNTEN from edge t + 2 ([`CYCLE_ENABLE_DELAY`]: a cycle
+//!   counter counts at edge t when it was enabled in cycle t-1);
 //! - a read whose setup cycle is s returns, in its access cycle s+1, the state after edge s
 //!   (`d.cycle` before the call); the read's own cycles still count;
-//! - a counter enabled by a write at edge `on` and disabled by a write at edge `off` counts at
-//!   edges on+1 ..= off: `off - on` cycles;
+//! - a counter enabled by a write at edge `on` and disabled by a write at edge `off` counts
+//!   cycles at edges on+2 ..= off+1: `off - on` cycles;
 //! - lane inputs presented in cycle e count at edge e+2 ([`COUNT_DELAY`]): registered at edge e,
 //!   matched into the counter's match register at edge e+1 under the enables, event and filter
 //!   of cycle e+1;
 //! - a counter written at edge t does not count at edge t (except the paired high write of a split
 //!   64-bit write, which counts: docs/behaviour.md "Split 64-bit counter writes");
 //! - a stopped counter at `max - x` enabled by a CNTENSET0 write at edge e counts cycles at
-//!   e+1, e+2, ...: it holds `max` after edge e+x and overflows at edge e+x+1;
+//!   e+2, e+3, ...: it holds `max` after edge e+x+1 and overflows at edge e+x+2;
 //! - an overflow at edge o with INTEN and IRQEN set drives `irq` high in cycle o+2 only.
 //!
 //! Every offset and field position comes from the register map; every expected value is derived
@@ -30,7 +32,10 @@
 
 mod common;
 
-use common::{configs, for_each_backend, named_config, wide_config, COUNT_DELAY, IRQ_LATENCY};
+use common::{
+    configs, for_each_backend, named_config, wide_config, COUNT_DELAY, CYCLE_ENABLE_DELAY,
+    IRQ_LATENCY,
+};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap, COUNTER_HOLD_CYCLES};
@@ -279,9 +284,10 @@ impl Pmcg {
     }
 
     /// Stops the counters of `mask` (CNTENCLR0), makes them count cycles from `max - x`, then
-    /// enables them all with one CNTENSET0 write at edge e. Returns the overflow edge e + x + 1
-    /// (behaviour.md: CNTEN written at edge e is used from edge e+1; max is reached after
-    /// e + x). CR.E must be 1 (or be set before the overflow edge for the arithmetic to hold).
+    /// enables them all with one CNTENSET0 write at edge e. Returns the overflow edge
+    /// e + x + CYCLE_ENABLE_DELAY (behaviour.md: cycle counting follows CNTEN written at edge e
+    /// from edge e+2; max is reached after e + x + 1). CR.E must be 1 (or be set before the
+    /// overflow edge for the arithmetic to hold).
     fn arm_overflow(&self, d: &mut D, mask: u64, x: u64) -> u64 {
         self.write_bits(d, RegId::CntenClr0, mask);
         for n in bits_of(mask) {
@@ -289,7 +295,7 @@ impl Pmcg {
             self.set_counter(d, n, self.max() - x);
         }
         let e = self.write_bits_once(d, RegId::CntenSet0, mask);
-        e + x + 1
+        e + x + CYCLE_ENABLE_DELAY
     }
 }
 
@@ -432,13 +438,13 @@ fn cycle_event_counts_every_enabled_edge() {
                 d.set_lanes(&lanes);
                 d.idle(1);
             }
-            // A read while running: the state after edge s-1.
+            // A read while running: the state after edge s-1 (counted from on + 2).
             let (v, edge) = p.counter_at(d, 0);
             assert_eq!(
                 v,
-                edge - on,
+                edge + 1 - on - CYCLE_ENABLE_DELAY,
                 "config `{name}`: counter 0 (event 0, read after edge {edge}): expected {}, got {v}",
-                edge - on
+                edge + 1 - on - CYCLE_ENABLE_DELAY
             );
             d.idle(17);
             let off = p.stop(d);
@@ -633,13 +639,13 @@ fn cr_e_and_cnten_gate_counting_at_the_exact_edge() {
             for n in 0..4 {
                 p.check(d, n, 0, "CR.E = 0");
             }
-            // CR.E on at edge `on`: counts from on+1.
+            // CR.E on at edge `on`: cycle counting from on + CYCLE_ENABLE_DELAY.
             let on = p.start(d);
             d.idle(6);
             let (v, e) = p.counter_at(d, 0);
             assert_eq!(
                 v,
-                e - on,
+                e + 1 - on - CYCLE_ENABLE_DELAY,
                 "config `{name}`: counter 0 (cycles, read after edge {e}, CR.E on at {on})"
             );
             // Counter 2: the lanes of cycle on (CR.E = 1 from cycle on+1, when they are matched)
@@ -669,7 +675,7 @@ fn cr_e_and_cnten_gate_counting_at_the_exact_edge() {
             d.idle(3);
             let c0 = p.write_bits_once(d, RegId::CntenClr0, 0b1);
             d.idle(2);
-            // CNTENSET0 of counter 3 at s3: it counts from s3+1.
+            // CNTENSET0 of counter 3 at s3: it counts from s3 + CYCLE_ENABLE_DELAY.
             let s3 = p.write_bits_once(d, RegId::CntenSet0, 0b1000);
             d.idle(5);
             let off2 = p.stop(d);
@@ -948,7 +954,7 @@ fn carry_into_the_high_word_is_visible_at_once() {
                 p.write_bits(d, RegId::CntenClr0, 0b1);
                 p.set_counter(d, 0, 0xFFFF_FFFF - X);
                 let e = p.write_bits_once(d, RegId::CntenSet0, 0b1);
-                e + X + 1
+                e + X + CYCLE_ENABLE_DELAY
             };
             for r in 0..5u64 {
                 // Split read performed in cycle c + r (set up H + 1 cycles before).
@@ -1036,7 +1042,12 @@ fn counter_write_while_counting_skips_its_edge() {
             d.clear_lanes();
             d.idle(4);
             let off = p.stop(d);
-            p.check(d, 0, 1000 + (off - t0), "cycles after the write");
+            p.check(
+                d,
+                0,
+                1000 + (off + CYCLE_ENABLE_DELAY - 1 - t0),
+                "cycles after the write",
+            );
             p.check(
                 d,
                 1,
@@ -1065,7 +1076,7 @@ fn counter_write_while_counting_skips_its_edge() {
             p.check(
                 d,
                 0,
-                (top + (off - t)) & p.max(),
+                (top + (off + CYCLE_ENABLE_DELAY - 1 - t)) & p.max(),
                 "counting on after the write",
             );
             // The edge after the write carries out of bit 31: an overflow at 32 bits only.
@@ -1080,7 +1091,7 @@ fn counter_write_while_counting_skips_its_edge() {
             d.idle(5);
             d.apb_write_strb(p.addr(RegId::Evcntr(0)), 0xFFFF_55FF, 0b0010, S);
             let t = d.cycle - 1;
-            let before = 0x1234_5678 + (t - 1 - on);
+            let before = 0x1234_5678 + (t - on - CYCLE_ENABLE_DELAY);
             let written = (before & !0xFF00) | 0x5500;
             let (v, e) = p.counter_at(d, 0);
             assert_eq!(
@@ -1495,7 +1506,8 @@ fn irq_and_overflow_against_control_writes_at_the_overflow_edge() {
                 );
                 p.check_ovs(d, bit, &format!("overflow at {o}, {id:?} written at {o}"));
             }
-            // CR.E or CNTEN cleared at o: the counter still overflows at o, then holds 0.
+            // CR.E or CNTEN cleared at o: the counter still overflows at o and, enabled in cycle
+            // o, counts once more at o+1 (CYCLE_ENABLE_DELAY), then holds 1.
             for stop_cr in [true, false] {
                 d.reset(1);
                 p.start(d);
@@ -1509,11 +1521,17 @@ fn irq_and_overflow_against_control_writes_at_the_overflow_edge() {
                 assert_eq!(w, o);
                 d.idle(3);
                 let what = if stop_cr { "CR.E" } else { "CNTEN" };
-                p.check(d, n, 0, &format!("wrapped at {o}, {what} cleared at {o}"));
+                p.check(
+                    d,
+                    n,
+                    CYCLE_ENABLE_DELAY - 1,
+                    &format!("wrapped at {o}, {what} cleared at {o}"),
+                );
                 p.check_ovs(d, bit, &format!("overflow at {o}, {what} cleared at {o}"));
             }
             // Consecutive overflow edges: counters 0 and 1 at max - 4 and max - 5, enabled by
-            // one CNTENSET0 write at e: overflows at e+5 and e+6, pulses in e+7 and e+8.
+            // one CNTENSET0 write at e: overflows at e+6 and e+7 (cycles counted from e+2),
+            // pulses in e+8 and e+9.
             d.reset(1);
             let log = irq_log(d);
             let pulses = d.irq_pulses;
@@ -1522,7 +1540,7 @@ fn irq_and_overflow_against_control_writes_at_the_overflow_edge() {
             p.irqen(d, true);
             p.set_counter(d, 0, p.max() - 4);
             p.set_counter(d, 1, p.max() - 5);
-            let e = p.write_bits_once(d, RegId::CntenSet0, 0b11);
+            let e = p.write_bits_once(d, RegId::CntenSet0, 0b11) + CYCLE_ENABLE_DELAY - 1;
             idle_until(d, e + 10);
             assert_eq!(
                 *log.borrow(),

@@ -50,7 +50,10 @@
 mod common;
 
 use common::pmcg::{all_lanes, idle_until, irq_churn, irq_config, span, Log, Pmcg, D, S};
-use common::{base_seed, for_each_backend, named_config, COUNT_DELAY, IRQ_LATENCY, MSI_LATENCY};
+use common::{
+    base_seed, for_each_backend, named_config, COUNT_DELAY, CYCLE_ENABLE_DELAY, IRQ_LATENCY,
+    MSI_LATENCY,
+};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{offset, Access as RegAccess, RegId, COUNTER_HOLD_CYCLES};
@@ -1218,9 +1221,11 @@ fn pending_msi_survives_irq_ctrl_toggles_at_every_offset() {
                     let e_on = if cr_first { Some(p.start(d)) } else { None };
                     let end = o1 + 4 * B + 40;
                     idle_until(d, end);
-                    // The overflow edges (a stopped counter overflows later) and which qualify.
+                    // The overflow edges (a stopped counter overflows later: cycle counting stops
+                    // after edge e_cr + 1 and resumes at on + 2, CYCLE_ENABLE_DELAY) and which
+                    // qualify.
                     let shift = |o: u64| match e_on {
-                        Some(on) if e_cr < o => o + (on - e_cr),
+                        Some(on) if e_cr + CYCLE_ENABLE_DELAY - 1 < o => o + (on - e_cr),
                         _ => o,
                     };
                     let en_at = |o: u64| !(w0 < o && o <= w1);
@@ -1500,7 +1505,7 @@ fn overflow_to_irq_and_msi_latency_and_read_ordering() {
             for delay in [0, 1] {
                 // Counter 0 from max - 8 - 2h (+2 per edge from edge e + COUNT_DELAY: the lanes
                 // of cycle e are the first matched while enabled), counter 1 from 0x100 (+1 per
-                // edge from e1 + 1): counter 0 reaches max after edge e+5+h and wraps to 1 at
+                // edge from e1 + CYCLE_ENABLE_DELAY): counter 0 reaches max after edge e+5+h and wraps to 1 at
                 // o = e+6+h. (h: the held cycles of a counter or SVR read, which is set up h
                 // cycles earlier than an OVSSET0 read to be performed in the same cycle.)
                 let h = COUNTER_HOLD_CYCLES as u64;
@@ -1519,7 +1524,7 @@ fn overflow_to_irq_and_msi_latency_and_read_ordering() {
                     RegId::OvsSet0 => 1,
                     RegId::Evcntr(0) => 1 + 2 * delay,
                     RegId::Svr(0) => 1,
-                    _ => 0x100 + (o - e1),
+                    _ => 0x100 + (o + 1 - CYCLE_ENABLE_DELAY - e1),
                 };
                 assert_eq!(
                     got,

@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{configs, for_each_backend};
+use common::{configs, for_each_backend, CYCLE_ENABLE_DELAY};
 use pmcg_hdl::config::{PmcgConfig, CYCLE_EVENT};
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{
@@ -841,12 +841,13 @@ fn start_cycle_counter(b: &mut Bench<'_>, n: u32, hi: u32) -> Running {
     b.write_reg(RegId::Evcntr(n), Word::Low, SNAP_LOW_START);
     b.write_reg(RegId::Evcntr(n), Word::High, hi);
     b.write_reg(RegId::Cr, Word::Low, cr_e);
-    // The CR write took effect at the edge ending its access cycle; counting uses CR.E of the
-    // cycle, so the first counting edge ends the cycle that follows.
+    // The CR write took effect at the edge ending its access cycle (b.d.cycle - 1); cycle
+    // counting at an edge uses CR.E of the cycle before it, so the first counting edge is
+    // CYCLE_ENABLE_DELAY after the write's.
     Running {
         n,
         start: ((hi as u64) << 32) | SNAP_LOW_START as u64,
-        t0: b.d.cycle,
+        t0: b.d.cycle - 1 + CYCLE_ENABLE_DELAY,
         mask: b.cfg.counter_mask(),
     }
 }
@@ -1132,8 +1133,9 @@ fn every_read_takes_exactly_one_wait_state() {
         // Reads inside a write-heavy sequence: every write completes in its one access cycle,
         // every read has its wait state. A written EVTYPER1 reads back at once; EVCNTR0 written
         // W at edge a skips edge a and counts from edge a+1, so a read set up in a+1 (performed
-        // in a+h+2) returns W + h + 1; a CR.E = 0 write at edge c still counts at c: a read set
-        // up in c+1 returns the count of edge c, and one set up later the same.
+        // in a+h+2) returns W + h + 1; cycle counting follows a CR.E = 0 write at edge c one edge
+        // later (CYCLE_ENABLE_DELAY): edges c and c+1 still count, and a read set up in c+1
+        // (performed in c+h+2) and one set up later return the same count.
         let evtyper1 = b.word(RegId::Evtyper(1), Low);
         let event = b.map.field(field::EVTYPER_EVENT.at(1)).expect("EVENT");
         let ev1 = 2u32 << event.lsb;
@@ -1163,8 +1165,8 @@ fn every_read_takes_exactly_one_wait_state() {
         // performed in a2+h+4: edges a2+1 ..= a2+h+3 counted.
         want.extend(read_pins(h, w + 3 + h as u32));
         want.extend(write_pins(0));
-        // CR.E = 0 at edge c: from the write at a2, edges a2+1 ..= c counted.
-        let stopped = w + (c - a2) as u32;
+        // CR.E = 0 at edge c: from the write at a2, edges a2+1 ..= c+1 counted.
+        let stopped = w + (c + CYCLE_ENABLE_DELAY - 1 - a2) as u32;
         want.extend(read_pins(h, stopped));
         want.extend(read_pins(h, stopped));
         expect_pins(b, "reads among writes", &got, &want);

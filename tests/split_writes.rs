@@ -21,7 +21,9 @@
 //! its access cycle s+1 and acts at edge s+1; a read set up in cycle s has two access cycles, is
 //! performed in s+1 (the wait state, PREADY = 0) on the state after edge s and returns it on
 //! PRDATA in s+2, so the next transfer's setup is in s+3 at the earliest; lane events presented in
-//! cycle e count at edge e+1; CR/CNTEN written at edge t gate counting from edge t+1. Every
+//! cycle e count at edge e+1; CR/CNTEN written at edge t gate lane events matched from cycle
+//! t+1 and cycle counting from edge t+2 (a cycle counter adds 1 at an edge when it was enabled
+//! in the cycle before). Every
 //! counter (EVCNTR) access is held for HOLD = `COUNTER_HOLD_CYCLES` wait states after its real
 //! setup (docs/behaviour.md "Counter and shadow accesses") and then performed as if set up in
 //! the last of them: the cases name it by that *effective* setup cycle s, so the formulas above
@@ -49,7 +51,10 @@
 
 mod common;
 
-use common::{for_each_backend, named_config, wide_config, COUNT_DELAY, IRQ_LATENCY, MSI_LATENCY};
+use common::{
+    for_each_backend, named_config, wide_config, COUNT_DELAY, CYCLE_ENABLE_DELAY, IRQ_LATENCY,
+    MSI_LATENCY,
+};
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::field;
 use pmcg_hdl::regmap::{RegId, RegisterMap, Word, COUNTER_HOLD_CYCLES};
@@ -151,6 +156,9 @@ struct PairOracle {
     cr_e: bool,
     irqen: bool,
     nsra: bool,
+    /// The enables (CR.E and CNTEN) of the previous cycle: a cycle counter adds 1 at an edge
+    /// when it was enabled in the cycle before (docs/behaviour.md "Reconfiguration").
+    cycle_en: u64,
     /// The pair register: (counter, base B) when open.
     pair: Option<(u32, u64)>,
     lanes_q: Vec<LaneIn>,
@@ -199,6 +207,7 @@ impl PairOracle {
             val: vec![0; n],
             evtyper: vec![0; n],
             cnten: 0,
+            cycle_en: 0,
             inten: 0,
             ovs: 0,
             cr_e: false,
@@ -232,6 +241,7 @@ impl PairOracle {
         self.evtyper = vec![0; n];
         (self.cnten, self.inten, self.ovs) = (0, 0, 0);
         (self.cr_e, self.irqen, self.irq, self.irq_next) = (false, false, false, false);
+        self.cycle_en = 0;
         self.export = 0;
         self.nsra = self.map.get(RegId::Scr).map_or(0, |r| r.reset()) as u32 & self.nsra_mask != 0;
         self.pair = None;
@@ -244,13 +254,11 @@ impl PairOracle {
         !self.cfg.secure || pprot & 0b010 == 0 || self.nsra
     }
 
-    /// What counter n adds at this edge (state of this cycle).
-    /// What counter n adds at this edge: 1 when it counts cycles (event 0) and is enabled in
-    /// this cycle, else its match register.
+    /// What counter n adds at this edge: 1 when it counts cycles (event 0) and was enabled in
+    /// the previous cycle, else its match register.
     fn increment(&self, n: usize) -> u64 {
-        let enabled = self.cr_e && self.cnten >> n & 1 == 1;
-        match (self.event(n), enabled) {
-            (0, e) => e as u64,
+        match self.event(n) {
+            0 => self.cycle_en >> n & 1,
             _ => self.match_q[n],
         }
     }
@@ -384,6 +392,7 @@ impl PairOracle {
         }
         let n_ctr = self.val.len();
         let inc: Vec<u64> = (0..n_ctr).map(|n| self.increment(n)).collect();
+        self.cycle_en = if self.cr_e { self.cnten } else { 0 };
         let matched: Vec<u64> = (0..n_ctr).map(|n| self.lane_match(n)).collect();
         // Counters written at this edge: their new value and whether they overflowed.
         let mut written: Vec<Option<(u64, bool)>> = vec![None; n_ctr];
@@ -1072,7 +1081,7 @@ fn case_lane_counter(name: &str, cfg: &PmcgConfig, d: &mut D) {
 // 2. The edges of the rule
 // ---------------------------------------------------------------------------------------------
 
-/// Counters 0 and 1 count cycles from edge e_on + 1 (value e - e_on after edge e). A low write
+/// Counters 0 and 1 count cycles from edge e_on + 2 (the CR write at e_on). A low write
 /// of 2^32 - 2 to counter 0 at t1 (its high part 0) is a plain low write: the carry at t1 + 2
 /// goes into the high part as usual (values read after it). A low write to counter 1 at
 /// tm closes counter 0's pair, so counter 0's high write of 3 at th is plain: 3:(its low word in
@@ -1141,7 +1150,8 @@ fn case_high_alone(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let kmask = cfg.counter_mask() >> 32;
     let (a0, a1) = (r.cnt(0), r.cnt(1));
     let bench = attach(cfg, d);
-    let e_on = setup(&r, d, &[(0, 0), (1, 0)], 0b11, 0b11);
+    // e_on: the edge before the first counted cycle (CYCLE_ENABLE_DELAY after the CR write).
+    let e_on = setup(&r, d, &[(0, 0), (1, 0)], 0b11, 0b11) + CYCLE_ENABLE_DELAY - 1;
     let s = d.cycle + HOLD;
     let mut p = Prog::default();
     let th = p.w(s, a0 + 4, kmask as u32);
@@ -1399,7 +1409,8 @@ fn case_reset_between(name: &str, cfg: &PmcgConfig, d: &mut D) {
     let what = format!("config `{name}`: low at {t1}, reset, high 7 at {t2}");
     assert_eq!(Bench::read64(&reads, x), 7 << 32, "{what}");
     assert_eq!(word(&reads, ovs), 0, "{what}: OVS");
-    let e_on = setup(&r, d, &[(0, 0)], 1, 0);
+    // The edge before the first counted cycle (CYCLE_ENABLE_DELAY after the CR write).
+    let e_on = setup(&r, d, &[(0, 0)], 1, 0) + CYCLE_ENABLE_DELAY - 1;
     let s = d.cycle + HOLD;
     let mut p = Prog::default();
     p.r64(s, a0);
@@ -1418,7 +1429,8 @@ fn case_reset_between(name: &str, cfg: &PmcgConfig, d: &mut D) {
 /// (k = 1, 2, 3, 5), then counting stops at e0 and restarts at e1 (CR = 0 / CR.E = 1, or
 /// CNTENCLR0 / CNTENSET0), with 0-2 idle cycles between each of t1, e0, e1, t2; a third mode
 /// stops before the low write and restarts between the halves. High word 1 at t2. The value
-/// after t is (1:2^32-k) + the edges counted in (t1, t], counting stopped in (e0, e1].
+/// after t is (1:2^32-k) + the edges counted in (t1, t], cycle counting stopped in
+/// (e0 + 1, e1 + 1] (it follows an enable write one edge later).
 #[test]
 fn cr_and_cnten_changes_between_the_halves() {
     on_every_backend(wide_configs(), case_enable_changes);
@@ -1466,8 +1478,14 @@ fn case_enable_changes(name: &str, cfg: &PmcgConfig, d: &mut D) {
                         p.r64(x1, a0);
                         p.r64(x2, a0);
                         let reads = bench.run(d, &p, x2 + 5 + HOLD, &no_lanes(cfg));
-                        let counted =
-                            |t: u64| (t1 + 1..=t).filter(|&e| !(e0 < e && e <= e1)).count() as u64;
+                        // Cycle counting follows each enable write one edge later
+                        // (CYCLE_ENABLE_DELAY): stopped in (e0 + 1, e1 + 1].
+                        let lag = CYCLE_ENABLE_DELAY - 1;
+                        let counted = |t: u64| {
+                            (t1 + 1..=t)
+                                .filter(|&e| !(e0 + lag < e && e <= e1 + lag))
+                                .count() as u64
+                        };
                         let what = format!(
                             "config `{name}`, mode {mode}: low {l:#x} at edge {t1}, stopped in \
                              ({e0}, {e1}], high 1 at {t2}"

@@ -511,6 +511,10 @@ pub struct Model {
     cnten: u64,
     inten: u64,
     ovs: u64,
+    /// The enables (CR.E and CNTEN) of the previous cycle: cycle counting at an edge is gated
+    /// by them (docs/behaviour.md "Reconfiguration"; the match register is loaded with event
+    /// 0's increment from registers, one edge ahead). 0 after a reset edge.
+    cycle_en: u64,
     /// SVRn (with capture).
     svr: Vec<u64>,
 
@@ -814,6 +818,7 @@ impl Model {
             map,
             counters: vec![0; counters],
             cnten: 0,
+            cycle_en: 0,
             inten: 0,
             ovs: 0,
             svr: vec![0; if cfg.capture { counters } else { 0 }],
@@ -977,6 +982,7 @@ impl Model {
         self.refilter_all();
         self.lanes_q = [LaneIn::default(); MAX_LANES as usize];
         self.stage = [0; STAGE_BITS];
+        self.cycle_en = 0;
         self.setup = None;
         self.rdata_q = None;
         self.snap_valid = false;
@@ -1303,11 +1309,12 @@ impl Model {
     #[inline]
     fn count(&mut self, skip: u64) -> u64 {
         // 10.5.2.14: CR.E = 0 stops every counter; 10.5.2.5: CNTEN[n] enables counter n. A
-        // counter of clock cycles (event 0 now) adds 1 when enabled now and drops its match
-        // register (taken under a lane event it selected before an EVTYPERn write); every other
-        // counter adds its match register, which is 0 unless it was enabled when it matched.
-        let en = if self.cr_e { self.cnten } else { 0 };
-        let cycles = self.cycle_mask & en & !skip;
+        // counter of clock cycles (event 0 now) adds 1 when it was enabled in the previous
+        // cycle and drops its match register (taken under a lane event it selected before an
+        // EVTYPERn write); every other counter adds its match register, which is 0 unless it
+        // was enabled when it matched.
+        let cycles = self.cycle_mask & self.cycle_en & !skip;
+        self.cycle_en = if self.cr_e { self.cnten } else { 0 };
         let lanes = !self.cycle_mask & !skip;
         // The increments, bit-sliced like the stage (they fit, see STAGE_BITS).
         let mut inc = self.stage.map(|p| p & lanes);
@@ -1869,7 +1876,7 @@ mod tests {
             wr(&mut d, RegId::Evtyper(n), ev); // 0x80 is unsupported here: counts nothing
         }
         wr(&mut d, RegId::CntenSet0, 0x1F);
-        wr(&mut d, RegId::Cr, 1);
+        start(&mut d); // cycle counting from the next edge
         let base: Vec<u64> = (0..5).map(|n| d.dut.counter(n)).collect();
         assert_eq!(base[1..], [0, 0, 0, 0], "no lane events yet");
         d.set_lanes(&[lane(true, 0b101), lane(true, 0b011), lane(false, 0b111)]);
@@ -1984,28 +1991,34 @@ mod tests {
 
     #[test]
     fn cr_e_and_cnten_gate_with_the_documented_edge_timing() {
+        // docs/behaviour.md: at edge t a cycle counter adds 1 when it was enabled (CR.E and
+        // CNTEN[n]) in cycle t-1; a write takes effect at its access edge, so it gates cycle
+        // counting from the second edge after it.
         let mut d = drv(&cfg(&["counters=2", "counter_bits=32"]));
         // EVTYPER resets to 0: both counters count cycles when enabled; only counter 0 is.
         wr(&mut d, RegId::CntenSet0, 1);
         assert_eq!(d.dut.counter(0), 0, "CR.E = 0: nothing counts");
-        wr(&mut d, RegId::Cr, 1); // written at its access edge, used from the next edge
+        wr(&mut d, RegId::Cr, 1); // access edge a: CR.E = 1 from cycle a+1
         assert_eq!(d.dut.counter(0), 0);
-        d.idle(1);
-        assert_eq!(d.dut.counter(0), 1);
-        d.idle(4);
-        assert_eq!(d.dut.counter(0), 5);
-        wr(&mut d, RegId::Cr, 0); // setup edge and access edge still count (E = 1 in both cycles)
+        d.idle(1); // edge a+1: CR.E was 0 in cycle a
+        assert_eq!(d.dut.counter(0), 0);
+        d.idle(4); // edges a+2 ..= a+5
+        assert_eq!(d.dut.counter(0), 4);
+        wr(&mut d, RegId::Cr, 0); // its setup and access edges still count (E = 1 before both)
+        assert_eq!(d.dut.counter(0), 6);
+        d.idle(3); // the edge after the access edge counts (E = 1 in the access cycle)
         assert_eq!(d.dut.counter(0), 7);
-        d.idle(3);
+        wr(&mut d, RegId::Cr, 1); // setup and access edges: E = 0 before both
         assert_eq!(d.dut.counter(0), 7);
-        wr(&mut d, RegId::Cr, 1);
-        d.idle(2);
-        assert_eq!(d.dut.counter(0), 9);
+        d.idle(2); // the first edge after: E = 0 in the access cycle; the second counts
+        assert_eq!(d.dut.counter(0), 8);
         wr(&mut d, RegId::CntenClr0, 1);
+        assert_eq!(d.dut.counter(0), 10);
+        d.idle(3); // CNTEN[0] = 1 in the access cycle: one more edge
         assert_eq!(d.dut.counter(0), 11);
-        d.idle(3);
+        wr(&mut d, RegId::CntenSet0, 1); // CNTEN = 0 before its setup and access edges
         assert_eq!(d.dut.counter(0), 11);
-        wr(&mut d, RegId::CntenSet0, 1); // CNTEN = 0 in the access cycle: that edge does not count
+        d.idle(1); // CNTEN = 0 in the access cycle: this edge does not count
         assert_eq!(d.dut.counter(0), 11);
         d.idle(1);
         assert_eq!(d.dut.counter(0), 12);
@@ -2018,12 +2031,14 @@ mod tests {
         wr(&mut d, RegId::CntenSet0, 1);
         wr(&mut d, RegId::Cr, 1);
         // Unsupported: decoded at the next edge, which still counts a cycle; nothing after.
+        // (Cycle counting starts at the second edge after the CR write: the EVTYPER write's
+        // access edge.)
         wr(&mut d, RegId::Evtyper(0), 0x80);
-        assert_eq!(d.dut.counter(0), 2);
+        assert_eq!(d.dut.counter(0), 1);
         d.idle(1);
-        assert_eq!(d.dut.counter(0), 3);
+        assert_eq!(d.dut.counter(0), 2);
         d.idle(5);
-        assert_eq!(d.dut.counter(0), 3);
+        assert_eq!(d.dut.counter(0), 2);
     }
 
     #[test]
@@ -2031,7 +2046,7 @@ mod tests {
         let mut d = drv(&cfg(&["counters=1", "counter_bits=32"]));
         wr(&mut d, RegId::Evcntr(0), 0xFFFF_FFFE);
         wr(&mut d, RegId::CntenSet0, 1);
-        wr(&mut d, RegId::Cr, 1);
+        start(&mut d); // CR.E = 1 and one more edge: cycle counting from the next
         assert_eq!((d.dut.counter(0), d.dut.ovs()), (0xFFFF_FFFE, 0));
         d.idle(1);
         assert_eq!((d.dut.counter(0), d.dut.ovs()), (0xFFFF_FFFF, 0));
@@ -2075,7 +2090,7 @@ mod tests {
         let mut d = drv(&cfg(&["counters=1"]));
         wr64(&mut d, RegId::Evcntr(0), u64::MAX);
         wr(&mut d, RegId::CntenSet0, 1);
-        wr(&mut d, RegId::Cr, 1);
+        start(&mut d);
         d.idle(1);
         assert_eq!((d.dut.counter(0), d.dut.ovs()), (0, 1));
     }
@@ -2171,7 +2186,9 @@ mod tests {
         wr64(&mut d, RegId::Evcntr(1), 0x7_0000_0000);
         wr(&mut d, RegId::CntenSet0, 1);
         wr(&mut d, RegId::Cr, 1);
-        // CR = 1 at edge w: counting from edge w+1. The low read (setup w+1, held h cycles) is
+        tick(&mut d);
+        // CR = 1 at edge w-1, then an idle cycle w: cycle counting from edge w+1 (the second
+        // after the write's). The low read (setup w+1, held h cycles) is
         // performed in its access cycle w+2+h and sees start + h + 1 = 0xFFFF_FFFF; the counter
         // carries into the high word at that edge. The high read (setup w+4+h, performed
         // w+5+2h) returns the snapshot; the pair ends at edge w+6+2h.
@@ -2188,6 +2205,7 @@ mod tests {
             wr(d, RegId::Cr, 0);
             wr64(d, RegId::Evcntr(0), start());
             wr(d, RegId::Cr, 1);
+            tick(d); // cycle counting from the next edge
         };
         restart(&mut d);
         assert_eq!(d.apb_read(a, S), 0xFFFF_FFFF);
@@ -2341,17 +2359,18 @@ mod tests {
             wr(&mut d, RegId::CntenSet0, 1);
             wr(&mut d, RegId::OvsSet0, 1);
             wr(&mut d, RegId::Cr, 1); // access edge w: counter = start
-            wr(&mut d, RegId::OvsClr0, 1); // setup edge w+1: +1; access edge w+2: +1
+                                      // Setup edge w+1: CR.E was 0 in cycle w, no count; access edge w+2: +1.
+            wr(&mut d, RegId::OvsClr0, 1);
             (d.dut.counter(0), d.dut.ovs())
         };
         assert_eq!(
-            run(0xFFFF_FFFE),
+            run(0xFFFF_FFFF),
             (0, 1),
             "overflow at the OVSCLR0 edge keeps OVS set"
         );
         assert_eq!(
             run(0xFFFF_FFF0),
-            (0xFFFF_FFF2, 0),
+            (0xFFFF_FFF1, 0),
             "no overflow: OVSCLR0 clears"
         );
     }
@@ -2368,7 +2387,7 @@ mod tests {
             if irqen {
                 wr(&mut d, RegId::IrqCtrl, 1);
             }
-            wr(&mut d, RegId::Cr, 1); // access edge w
+            start(&mut d); // w: cycle counting from edge w+1
             let expect = inten && irqen;
             assert!(!tick(&mut d).irq); // cycle w+1, edge w+1: 0xFFFF_FFFF
             assert!(!tick(&mut d).irq); // cycle w+2, edge w+2: overflow
@@ -3893,10 +3912,12 @@ mod tests {
         d
     }
 
-    /// Writes CR.E = 1; returns w, its access cycle (counting from edge w+1: a counter started
-    /// at 0xFFFF_FFFE - k overflows at edge w+2+k).
+    /// Writes CR.E = 1 and idles one cycle; returns w, that idle cycle (cycle counting from
+    /// edge w+1, the second after the write's access edge w-1: a counter started at
+    /// 0xFFFF_FFFE - k overflows at edge w+2+k).
     fn start(d: &mut Driver<Model>) -> u64 {
         wr(d, RegId::Cr, 1);
+        tick(d);
         d.cycle - 1
     }
 
@@ -4579,7 +4600,7 @@ mod tests {
         wr(&mut d, RegId::Evcntr(1), 0xFFFF_FFFE);
         wr(&mut d, RegId::Evcntr(2), 0xFFFF_FFFD);
         wr(&mut d, RegId::CntenSet0, 0b111);
-        wr(&mut d, RegId::Cr, 1);
+        start(&mut d); // w: cycle counting from edge w+1
         let seen: Vec<u64> = (0..6).map(|_| tick(&mut d).ovf_export).collect();
         // Overflows at edges w+2 (counters 0, 1) and w+3 (counter 2): cycles w+3 and w+4.
         assert_eq!(seen, [0, 0, 0b011, 0b100, 0, 0]);

@@ -30,6 +30,12 @@ pub const MSI_LATENCY: u64 = 2;
 /// register at edge e+1).
 pub const COUNT_DELAY: u64 = 2;
 
+/// A cycle counter (event 0) counts at edge t when it was enabled (CR.E and CNTEN[n]) in cycle
+/// t-1, so an enable written at edge w is first counted at edge w + CYCLE_ENABLE_DELAY, and a
+/// disable written at edge w last counted at edge w + CYCLE_ENABLE_DELAY - 1 (docs/behaviour.md
+/// "Reconfiguration"): a window from an enable at edge a to a disable at edge b counts b - a.
+pub const CYCLE_ENABLE_DELAY: u64 = 2;
+
 /// The configurations the directed tests share (each Verilator model is built once and cached).
 pub fn configs() -> Vec<(&'static str, PmcgConfig)> {
     vec![

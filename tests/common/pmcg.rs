@@ -205,7 +205,8 @@ impl Pmcg {
     }
 
     /// Stops the counters of `mask` (CNTENCLR0), writes each to `value`, then enables them all
-    /// with one CNTENSET0 write; returns its edge e (they count from edge e+1 on when CR.E = 1).
+    /// with one CNTENSET0 write; returns its edge e (they count lane events matched from cycle
+    /// e+1 on, and cycles from edge e + CYCLE_ENABLE_DELAY on, when CR.E = 1).
     pub fn arm(&self, d: &mut D, mask: u64, value: u64) -> u64 {
         self.write_bits(d, RegId::CntenClr0, mask);
         for n in bits_of(mask) {
@@ -214,10 +215,10 @@ impl Pmcg {
         self.write_bits(d, RegId::CntenSet0, mask)
     }
 
-    /// [`Pmcg::arm`] with `max - x`: returns the overflow edge e + x + 1 when the counters count
-    /// one per edge (EVTYPER.EVENT = 0, cycles) and CR.E = 1.
+    /// [`Pmcg::arm`] with `max - x`: returns the overflow edge e + x + CYCLE_ENABLE_DELAY when
+    /// the counters count one per edge (EVTYPER.EVENT = 0, cycles) and CR.E = 1.
     pub fn arm_overflow(&self, d: &mut D, mask: u64, x: u64) -> u64 {
-        self.arm(d, mask, self.max() - x) + x + 1
+        self.arm(d, mask, self.max() - x) + x + super::CYCLE_ENABLE_DELAY
     }
 
     /// [`Pmcg::arm_overflow`] timed so that the overflow edge is `o` (which must leave room for
@@ -227,8 +228,11 @@ impl Pmcg {
             bits_of(mask).len() as u64 * if self.cfg.wide_counters() { 2 } else { 1 };
         let e =
             d.cycle + 2 * (2 + counter_writes) + COUNTER_HOLD_CYCLES as u64 * counter_writes - 1;
-        assert!(o > e, "overflow edge {o} too early (CNTENSET0 at edge {e})");
-        let got = self.arm_overflow(d, mask, o - e - 1);
+        assert!(
+            o >= e + super::CYCLE_ENABLE_DELAY,
+            "overflow edge {o} too early (CNTENSET0 at edge {e})"
+        );
+        let got = self.arm_overflow(d, mask, o - e - super::CYCLE_ENABLE_DELAY);
         assert_eq!(got, o, "arm_overflow_at: edge arithmetic");
         got
     }
