@@ -149,6 +149,9 @@ pub struct FilterTable {
     g: bool,
     row: usize,
     busy_r: bool,
+    /// `flip` as a register: set at the edge that takes `row` to 256 (the swap's cycle), so the
+    /// event selection it loads in the register file is not behind a 9-bit compare.
+    flip_r: bool,
     cur: (usize, u32, u32),
     prev: Option<(usize, u32, u32)>,
 }
@@ -175,6 +178,7 @@ impl FilterTable {
             g: false,
             row: 0,
             busy_r: false,
+            flip_r: false,
             cur: (0, 0, 0),
             prev: None,
         }
@@ -256,6 +260,7 @@ impl Logic for FilterTable {
             }
         }
         // Rebuild control.
+        self.flip_r = !self.rst.val() && self.busy_r && self.row == TABLE_ROWS - 1;
         if self.rst.val() {
             self.busy_r = false;
             self.row = 0;
@@ -284,7 +289,7 @@ impl Logic for FilterTable {
             self.hit[l].next = h.into();
         }
         self.busy.next = self.busy_r;
-        self.flip.next = self.busy_r && self.row == TABLE_ROWS;
+        self.flip.next = self.flip_r;
     }
 
     fn connect(&mut self) {
@@ -311,10 +316,10 @@ impl Logic for FilterTable {
         // The columns as one-hot registers (loaded at `start`), so that the block RAMs' write
         // masks come from flip-flops, not from a 6-bit decode (the tables' critical path alone).
         v += "// Rebuild state.\n";
-        v += &format!("reg g;\nreg [8:0] row;\nreg busy_r;\nreg [{msb}:0] cur_hot;\n");
+        v += &format!("reg g;\nreg [8:0] row;\nreg busy_r;\nreg flip_r;\nreg [{msb}:0] cur_hot;\n");
         v += "reg [31:0] cur_care;\nreg [31:0] cur_val;\n";
         v += &format!("reg [{msb}:0] prev_hot;\nreg [31:0] prev_care;\nreg [31:0] prev_val;\n");
-        v += "initial begin\n   g = 1'b0;\n   row = 9'h0;\n   busy_r = 1'b0;\n";
+        v += "initial begin\n   g = 1'b0;\n   row = 9'h0;\n   busy_r = 1'b0;\n   flip_r = 1'b0;\n";
         v += &format!("   cur_hot = {c}'h0;\n   prev_hot = {c}'h0;\n");
         v += "   cur_care = 32'h0;\n   cur_val = 32'h0;\n   prev_care = 32'h0;\n   prev_val = 32'h0;\nend\n";
         let last = if self.fault == Some(FilterTableFault::SkipLastRow) {
@@ -366,6 +371,7 @@ impl Logic for FilterTable {
             }
         }
         v += "\nalways @(posedge clock) begin\n";
+        v += "   flip_r <= ~rst & busy_r & (row == 9'd255);\n";
         v += &format!("   if (rst) begin\n      busy_r <= 1'b0;\n      row <= 9'h0;\n      prev_hot <= {c}'h0;\n");
         v += "   end else if (busy_r) begin\n      if (row == 9'd256) begin\n         g <= ~g;\n";
         v += "         busy_r <= 1'b0;\n         prev_hot <= cur_hot;\n";
@@ -390,7 +396,7 @@ impl Logic for FilterTable {
             };
             v += &format!("   hit${l} = {{{pad}(g ? ({}) : ({}))}};\n", and(1), and(0));
         }
-        v += "   busy = busy_r;\n   flip = busy_r & (row == 9'd256);\nend\n";
+        v += "   busy = busy_r;\n   flip = flip_r;\nend\n";
         Verilog::Custom(v)
     }
 }

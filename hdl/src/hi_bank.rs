@@ -14,9 +14,11 @@
 //!            scan pointer ──► c_ram / s_ram read address; vis_idx, vis_oh, and the target's
 //!            pend / fresh / stale flags as of this cycle (pend_a, fresh_a, stale_a)
 //!   phase B: d_r := c_ram[vis] (0 while fresh), sd_r := s_ram[vis] (registered: no adder
-//!            behind the block RAM's output)
+//!            behind the block RAM's output), and d_r's compares with all ones, all ones
+//!            less one and less two (eq_max_r, eq_m1_r, eq_m2_r)
 //!   phase C: d = d_r;  c_ram[vis] := d + pend_a;  pend[vis] cleared if pend_a (a carry at phase A's edge
-//!            stays pending);  ones / ones_m1 of the new row (compared on d, not d + pend_a)
+//!            stays pending);  ones / ones_m1 of the new row (selected from phase B's
+//!            compares of d by pend_a: no adder, no compare in front of the flags)
 //!            s_ram[vis] := d if stale (copy-on-write) or capturing at A's, B's or C's edge
 //!            vis is the prefetched counter ──► pf := d + pend_a, spf := its shadow
 //!            (the scan leaves the addressed counter alone: pf does not move under a transfer)
@@ -145,6 +147,11 @@ pub struct HiBank {
     ph_c: DFF<Bit>,
     d_r: DFF<Bits<32>>,
     sd_r: DFF<Bits<32>>,
+    /// `d_r` compared at phase B with all ones, all ones less one and less two (loaded with
+    /// it), so phase C's flags of the new row are a select, not a compare behind `d_r`.
+    eq_max_r: DFF<Bit>,
+    eq_m1_r: DFF<Bit>,
+    eq_m2_r: DFF<Bit>,
     vis_idx: DFF<Bits<6>>,
     vis_oh: DFF<Bits<64>>,
     vis_pf: DFF<Bit>,
@@ -258,6 +265,9 @@ impl HiBank {
             ph_c: Default::default(),
             d_r: Default::default(),
             sd_r: Default::default(),
+            eq_max_r: Default::default(),
+            eq_m1_r: Default::default(),
+            eq_m2_r: Default::default(),
             vis_idx: Default::default(),
             vis_oh: Default::default(),
             vis_pf: Default::default(),
@@ -316,8 +326,9 @@ impl Logic for HiBank {
     fn update(&mut self) {
         dff_setup!(
             self, clock, pend_r, ones, ones_m1, stale, fresh, tgt_idx, ph_b, ph_c, d_r, sd_r,
-            vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a, stale_a, svr_a, svr_aa, scan_idx,
-            scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok, pf_eq, serve_pre, at_pf
+            eq_max_r, eq_m1_r, eq_m2_r, vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a,
+            stale_a, svr_a, svr_aa, scan_idx, scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok,
+            pf_eq, serve_pre, at_pf
         );
         self.c_ram.read_clock.next = self.clock.val();
         self.c_ram.write_clock.next = self.clock.val();
@@ -382,8 +393,14 @@ impl Logic for HiBank {
         // ---- Phase B: the visited row's data (read at phase A's edge) into registers.
         if self.ph_b.q.val() {
             self.d_r.d.next = self.c_ram.read_data.val();
+            self.eq_max_r.d.next = self.c_ram.read_data.val() == self.hi_max.val();
+            self.eq_m1_r.d.next = self.c_ram.read_data.val() == self.hi_max_m1.val();
+            self.eq_m2_r.d.next = self.c_ram.read_data.val() == self.hi_max_m2.val();
             if self.fresh_a.q.val() {
                 self.d_r.d.next = 0.into();
+                self.eq_max_r.d.next = self.hi_max.val() == 0;
+                self.eq_m1_r.d.next = self.hi_max_m1.val() == 0;
+                self.eq_m2_r.d.next = self.hi_max_m2.val() == 0;
             }
             self.sd_r.d.next = self.s_ram.read_data.val();
         }
@@ -413,11 +430,11 @@ impl Logic for HiBank {
             self.stale_a.q.val() | self.svr_aa.q.val() | self.svr_a.q.val() | self.svr_load.val();
         // The flags of the row after this edge, compared on d (not on d + pend: no adder in front
         // of the compare).
-        self.ones_new.next = self.d.val() == self.hi_max.val();
-        self.m1_new.next = self.d.val() == self.hi_max_m1.val();
+        self.ones_new.next = self.eq_max_r.q.val();
+        self.m1_new.next = self.eq_m1_r.q.val();
         if self.pend_a.q.val() {
-            self.ones_new.next = self.d.val() == self.hi_max_m1.val();
-            self.m1_new.next = self.d.val() == self.hi_max_m2.val();
+            self.ones_new.next = self.eq_m1_r.q.val();
+            self.m1_new.next = self.eq_m2_r.q.val();
         }
         self.c_ram.write_address.next = self.vis_idx.q.val();
         self.c_ram.write_data.next = self.new_hi.val();

@@ -29,7 +29,7 @@
 //!        write on the bus meanwhile (apb.rs)
 //!
 //!   c_match[n] := a write to counter n in its last held cycle (MatchRegs) ? 0
-//!                 : event 0 after this edge ? (CR.E & CNTEN[n] after this edge ? 1 : 0)
+//!                 : event 0 after this edge ? (CR.E & CNTEN[n] of this cycle ? 1 : 0)
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
 //!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
@@ -110,11 +110,12 @@ pub struct RegFile {
     pub held_wr_last: Signal<In, Bit>,
     /// A counter or shadow transfer is held in this cycle (the APB completer's register).
     pub held: Signal<In, Bit>,
-    /// The lane inputs of the previous cycle (registered by the top block: the match stage).
-    pub lane_valid: Vec<Signal<In, Bit>>,
+    /// The lane inputs of the previous cycle (registered by the top block: the match stage):
+    /// the events are 0 when the lane was not valid; `lane_acc` is the security state as a
+    /// one-hot of the `acc` codes, 0 for a Root or SA access with a StreamID (10.4.2).
     pub lane_events: Vec<Signal<In, Bits<32>>>,
     pub lane_sid: Vec<Signal<In, Bits<32>>>,
-    pub lane_ss: Vec<Signal<In, Bits<3>>>,
+    pub lane_acc: Vec<Signal<In, Bits<8>>>,
     pub lane_nosid: Vec<Signal<In, Bit>>,
     /// {PARTID space [25:24], PMG [23:16], PARTID [15:0]} (`lane_mpam_word`; MPAM filter only).
     pub lane_mpam: Vec<Signal<In, Bits<32>>>,
@@ -271,8 +272,9 @@ pub struct RegFile {
     rq_misc: DFF<Bits<32>>,
     /// CR, CR.E and CNTEN after this edge; counter n's event selection after this edge.
     cr_nx: Signal<Local, Bits<32>>,
-    cr_e_nx: Signal<Local, Bit>,
     cnten_nx: Signal<Local, Bits<64>>,
+    cnten_set: Signal<Local, Bits<64>>,
+    cnten_clr: Signal<Local, Bits<64>>,
     sel_nx: Signal<Local, Bits<7>>,
     /// Element n's select as a 32-bit mask (the AND-OR read mux).
     m_evc: Signal<Local, Bits<16>>,
@@ -383,6 +385,14 @@ pub struct RegFile {
     /// The written counter's element select (one-hot, `AddrDecode::arr_sel`).
     fd_sel: DFF<Bits<64>>,
     fd_evtw: DFF<Bit>,
+    /// With filter tables: `dec_sel` registered (the swap that loads it comes 257 edges after
+    /// `fd_evt`, which holds meanwhile), so the counters' event selection loads from
+    /// flip-flops, not from the EVTYPER decode's compares; `sel_dec` is what they load.
+    dsel_r: DFF<Bits<7>>,
+    /// Likewise the filter decode's mode bits (`mode_ld`: what the counters' filters load).
+    fmode_r: DFF<Bits<13>>,
+    mode_ld: Signal<Local, Bits<13>>,
+    sel_dec: Signal<Local, Bits<7>>,
     fd_wr0: DFF<Bit>,
     /// H (B merged with the written bytes per PSTRB).
     pair_h: Signal<Local, Bits<32>>,
@@ -598,12 +608,16 @@ pub struct RegFile {
     filterable: Constant<Bits<32>>,
     /// Bit k: lane event k is non-attributable (10.4.4).
     nonattr: Constant<Bits<32>>,
+    /// The lane event vector's bits that carry a supported event (the others are dropped at
+    /// the lanes' register), and the lane-bit selector's bits that can be nonzero (the decode
+    /// only ever loads a supported event's bit): so each counter's event select is a mux over
+    /// the supported events (5:1 by default), not over 32 wires.
+    lane_event_mask: Constant<Bits<32>>,
+    lane_bit_mask: Constant<Bits<5>>,
     one: Constant<Bits<4>>,
-    /// The registered lanes' event vectors (zero when not valid) and security states, with
-    /// Root and SA from StreamID traffic mapped to 6, a code no filter accepts (10.4.2).
+    /// The registered lanes' event vectors, the supported events only.
     lane_in: Vec<Signal<Local, Bits<32>>>,
-    lane_sse: Vec<Signal<Local, Bits<3>>>,
-    /// Per counter (reused in the loop): lane hits, the states it accepts (bit = `lane_ss`
+    /// Per counter (reused in the loop): lane hits, the states it accepts (bit = `lane_acc`
     /// code), the MPAM value with the selected space, the match count.
     hit: Vec<Signal<Local, Bit>>,
     /// With filter tables (`filter_tables`): the tables (filter_table.rs; `absent` without), per
@@ -860,10 +874,9 @@ impl RegFile {
             req_strb: Default::default(),
             req_ns: Default::default(),
             req_root: Default::default(),
-            lane_valid: (0..lanes).map(|_| Default::default()).collect(),
             lane_events: (0..lanes).map(|_| Default::default()).collect(),
             lane_sid: (0..lanes).map(|_| Default::default()).collect(),
-            lane_ss: (0..lanes).map(|_| Default::default()).collect(),
+            lane_acc: (0..lanes).map(|_| Default::default()).collect(),
             lane_nosid: (0..lanes).map(|_| Default::default()).collect(),
             lane_mpam: (0..lanes).map(|_| Default::default()).collect(),
             lane_sid_live: (0..lanes).map(|_| Default::default()).collect(),
@@ -899,11 +912,18 @@ impl RegFile {
             f_mode: (0..n).map(|_| Default::default()).collect(),
             care_reset: c32(f_reset.care),
             mode_reset: Constant::new(f_reset.mode.into()),
-            filterable: Constant::new(filterable.into()),
+            // The bits of unsupported events read as filterable: no counter selects them, and
+            // so "filtered" is a constant 1 when every supported lane event is filterable.
+            filterable: Constant::new(
+                (filterable | !((1u64 << lane_ids.len()) - 1) & 0xFFFF_FFFF).into(),
+            ),
             nonattr: Constant::new(nonattr.into()),
+            lane_event_mask: Constant::new(((1u64 << lane_ids.len()) - 1).into()),
+            lane_bit_mask: Constant::new(
+                ((lane_ids.len().max(1).next_power_of_two() - 1) as u64).into(),
+            ),
             one: Constant::new(1.into()),
             lane_in: (0..lanes).map(|_| Default::default()).collect(),
-            lane_sse: (0..lanes).map(|_| Default::default()).collect(),
             hit: (0..lanes).map(|_| Default::default()).collect(),
             m_now: Default::default(),
             sec_eff: Default::default(),
@@ -963,8 +983,9 @@ impl RegFile {
             rd_misc: Default::default(),
             rq_misc: Default::default(),
             cr_nx: Default::default(),
-            cr_e_nx: Default::default(),
             cnten_nx: Default::default(),
+            cnten_set: Default::default(),
+            cnten_clr: Default::default(),
             sel_nx: Default::default(),
             m_evc: Default::default(),
             rq_word: Default::default(),
@@ -1128,6 +1149,10 @@ impl RegFile {
             fd_smr: Default::default(),
             fd_filt: Default::default(),
             fd_evtw: Default::default(),
+            dsel_r: Default::default(),
+            fmode_r: Default::default(),
+            mode_ld: Default::default(),
+            sel_dec: Default::default(),
             fd_wr0: Default::default(),
             pair_key: Default::default(),
             pair_base: Default::default(),
@@ -1259,11 +1284,11 @@ impl Logic for RegFile {
             self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
             snap, snap_add, snap_hit, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r,
             gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
-            fd_smr, fd_sel, fd_filt, fd_evtw, fd_wr0, fd_idx, rq_word, rq_misc, rq_add, rq_done,
-            pf1_r, ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r, wrap0_r, wrap1_r,
-            bank_wr_r, pair_wr_r, arm_r, parm_r, selp_r, selc_r, selmp_r, selmc_r, selsp_r,
-            selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r, mones1_r, mm10_r,
-            mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
+            fd_smr, fd_sel, fd_filt, fd_evtw, dsel_r, fmode_r, fd_wr0, fd_idx, rq_word, rq_misc,
+            rq_add, rq_done, pf1_r, ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r,
+            wrap0_r, wrap1_r, bank_wr_r, pair_wr_r, arm_r, parm_r, selp_r, selc_r, selmp_r,
+            selmc_r, selsp_r, selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r,
+            mones1_r, mm10_r, mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1299,23 +1324,20 @@ impl Logic for RegFile {
             & self.req_ns.val()
             & (!(self.scr.q.val() & self.scr_nsra_mask.val()).any());
         self.wr_ok.next = self.req_wr.val() & (!self.blocked.val());
-        match self.req_strb.val().index() {
-            0 => self.bmask.next = 0x0000_0000u64.into(),
-            1 => self.bmask.next = 0x0000_00FFu64.into(),
-            2 => self.bmask.next = 0x0000_FF00u64.into(),
-            3 => self.bmask.next = 0x0000_FFFFu64.into(),
-            4 => self.bmask.next = 0x00FF_0000u64.into(),
-            5 => self.bmask.next = 0x00FF_00FFu64.into(),
-            6 => self.bmask.next = 0x00FF_FF00u64.into(),
-            7 => self.bmask.next = 0x00FF_FFFFu64.into(),
-            8 => self.bmask.next = 0xFF00_0000u64.into(),
-            9 => self.bmask.next = 0xFF00_00FFu64.into(),
-            10 => self.bmask.next = 0xFF00_FF00u64.into(),
-            11 => self.bmask.next = 0xFF00_FFFFu64.into(),
-            12 => self.bmask.next = 0xFFFF_0000u64.into(),
-            13 => self.bmask.next = 0xFFFF_00FFu64.into(),
-            14 => self.bmask.next = 0xFFFF_FF00u64.into(),
-            _ => self.bmask.next = 0xFFFF_FFFFu64.into(),
+        // PSTRB's byte lanes as a bit mask: one strobe per bit, no 16-way decode in front of
+        // every merged write.
+        self.bmask.next = 0.into();
+        if self.req_strb.val().get_bit(0) {
+            self.bmask.next = self.bmask.val() | 0x0000_00FFu64;
+        }
+        if self.req_strb.val().get_bit(1) {
+            self.bmask.next = self.bmask.val() | 0x0000_FF00u64;
+        }
+        if self.req_strb.val().get_bit(2) {
+            self.bmask.next = self.bmask.val() | 0x00FF_0000u64;
+        }
+        if self.req_strb.val().get_bit(3) {
+            self.bmask.next = self.bmask.val() | 0xFF00_0000u64;
         }
         self.wbits.next = self.req_wdata.val() & self.bmask.val();
         self.lo_bmask.next = bit_cast::<16, 32>(self.bmask.val()) & self.lo_mask.val();
@@ -1526,6 +1548,11 @@ impl Logic for RegFile {
                 self.dec_sel.next = self.lane_ev_sel[k].val();
             }
         }
+        self.dsel_r.d.next = self.dec_sel.val();
+        self.sel_dec.next = self.dec_sel.val();
+        if self.tables.val() {
+            self.sel_dec.next = self.dsel_r.q.val();
+        }
         self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
         self.smr_ram.write_address.next = self.req_addr.val().get_bits::<6>(2);
         self.smr_ram.write_data.next = self.smr_merged.val() & self.sel_smr_wmask.val();
@@ -1610,6 +1637,11 @@ impl Logic for RegFile {
         if (self.filt_m.val() & self.pmg_field.val()) <= self.pmg_max_s.val() {
             self.filt_mode.next = self.filt_mode.val() | 0x1000u64;
         }
+        self.fmode_r.d.next = self.filt_mode.val();
+        self.mode_ld.next = self.filt_mode.val();
+        if self.tables.val() {
+            self.mode_ld.next = self.fmode_r.q.val();
+        }
         // ---- Filter tables (filter_table.rs; `filter_tables` only): the decoded write of the
         // previous edge starts its counter's column rebuild (VALUE = SMR & CARE); the decoded
         // event selection and filter load at its swap, 257 edges later, so that events see the
@@ -1681,25 +1713,11 @@ impl Logic for RegFile {
         }
         // ---- Registered lanes -----------------------------------------------------------------
         for l in 0..self.lane_in.len() {
-            self.lane_in[l].next = 0.into();
-            if self.lane_valid[l].val() {
-                self.lane_in[l].next = self.lane_events[l].val();
-            }
-            // Security state codes (the `acc` bits): 0 NS, 1 S, 2 Realm, 3 Root, 4 SA, 5 NSP.
-            // Root and SA count only from NoStreamID accesses (10.4.2): otherwise code 6.
-            self.lane_sse[l].next = self.lane_ss[l].val();
-            if (!self.lane_nosid[l].val())
-                & ((self.lane_ss[l].val() == 3) | (self.lane_ss[l].val() == 4))
-            {
-                self.lane_sse[l].next = 6.into();
-            }
+            self.lane_in[l].next = self.lane_events[l].val() & self.lane_event_mask.val();
         }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
-        // CR and CNTEN after this edge (their storage takes them): event 0's increment of the
-        // next cycle is loaded into the match register at this edge, so every counter's adder
-        // starts from a register (docs/behaviour.md: cycle counting is gated by the enables of
-        // the cycle it counts, unchanged).
+        // CR and CNTEN after this edge (their storage takes them).
         self.cr_nx.next = self.cr.q.val();
         if self.wr_ok.val() & self.dec.cr.val() {
             self.cr_nx.next = (self.cr.q.val() & (!(self.cr_wmask.val() & self.bmask.val())))
@@ -1708,20 +1726,24 @@ impl Logic for RegFile {
         if self.rst.val() {
             self.cr_nx.next = self.cr_reset.val();
         }
-        self.cr_e_nx.next = (self.cr_nx.val() & self.cr_e_mask.val()).any();
-        self.cnten_nx.next = self.cnten.q.val();
+        // The four views' decodes are one-hot (distinct addresses), so their set and clear
+        // masks OR together: one AND-OR per bit, not a chain of four muxes in front of every
+        // event-0 counter's match register.
+        self.cnten_set.next = 0.into();
+        self.cnten_clr.next = 0.into();
         if self.wr_ok.val() & self.dec.cntenset.val() {
-            self.cnten_nx.next = self.cnten.q.val() | self.w64_lo.val();
+            self.cnten_set.next = self.cnten_set.val() | self.w64_lo.val();
         }
         if self.wr_ok.val() & self.dec.cntenset_hi.val() {
-            self.cnten_nx.next = self.cnten.q.val() | self.w64_hi.val();
+            self.cnten_set.next = self.cnten_set.val() | self.w64_hi.val();
         }
         if self.wr_ok.val() & self.dec.cntenclr.val() {
-            self.cnten_nx.next = self.cnten.q.val() & (!self.w64_lo.val());
+            self.cnten_clr.next = self.cnten_clr.val() | self.w64_lo.val();
         }
         if self.wr_ok.val() & self.dec.cntenclr_hi.val() {
-            self.cnten_nx.next = self.cnten.q.val() & (!self.w64_hi.val());
+            self.cnten_clr.next = self.cnten_clr.val() | self.w64_hi.val();
         }
+        self.cnten_nx.next = (self.cnten.q.val() | self.cnten_set.val()) & (!self.cnten_clr.val());
         if self.rst.val() {
             self.cnten_nx.next = self.cnten_reset.val();
         }
@@ -1739,7 +1761,7 @@ impl Logic for RegFile {
             // The counter's event decode (`event_sel` layout).
             // (bit_cast of a loop-indexed value breaks rust-hdl's Verilog generation: copy first.)
             self.sel_now.next = self.c_sel[n].q.val();
-            self.lane_bit.next = bit_cast::<5, 7>(self.sel_now.val());
+            self.lane_bit.next = bit_cast::<5, 7>(self.sel_now.val()) & self.lane_bit_mask.val();
             self.is_lane.next = self.sel_now.val().get_bit(5);
             self.lo_now.next = self.c_lo[n].q.val();
             self.lo4.next = bit_cast::<4, 16>(self.lo_now.val());
@@ -1852,7 +1874,7 @@ impl Logic for RegFile {
                         & ((!self.filtered.val())
                             | (self.tab_hit[l].val().get_bit(n)
                                 & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
-                                & self.acc.val().get_bit(self.lane_sse[l].val().index())));
+                                & (self.acc.val() & self.lane_acc[l].val()).any()));
                 } else if self.mpam_on.val() {
                     self.key.next = self.lane_sid[l].val();
                     if self.m_now.val().get_bit(4) {
@@ -1863,7 +1885,7 @@ impl Logic for RegFile {
                         & ((!self.filtered.val())
                             | (((self.key.val() & self.f_care[n].q.val()) == self.val_now.val())
                                 & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
-                                & self.acc.val().get_bit(self.lane_sse[l].val().index())));
+                                & (self.acc.val() & self.lane_acc[l].val()).any()));
                 } else {
                     self.hit[l].next = self.hit[l].val()
                         & self.ev_ok.val()
@@ -1871,7 +1893,7 @@ impl Logic for RegFile {
                             | (((self.lane_sid[l].val() & self.f_care[n].q.val())
                                 == self.val_now.val())
                                 & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
-                                & self.acc.val().get_bit(self.lane_sse[l].val().index())));
+                                & (self.acc.val() & self.lane_acc[l].val()).any()));
                 }
                 self.m_sum.next = self.m_sum.val() + self.hit[l].val();
             }
@@ -1885,7 +1907,7 @@ impl Logic for RegFile {
             self.sel_nx.next = self.c_sel[n].q.val();
             if self.sel_load.val() {
                 if self.fd_sel.q.val().get_bit(n) {
-                    self.sel_nx.next = self.dec_sel.val();
+                    self.sel_nx.next = self.sel_dec.val();
                 }
             }
             if self.rst.val() {
@@ -1896,11 +1918,14 @@ impl Logic for RegFile {
             if self.ctr_en.val() {
                 self.match_nx.next = self.m_sum.val();
             }
-            // Event 0 in the next cycle: its increment is 1 when the counter is enabled in that
-            // cycle (the enables after this edge); the match of this cycle is dropped.
+            // Event 0 in the next cycle: its increment is 1 when the counter is enabled in this
+            // cycle (CR.E and CNTEN[n] from their registers, not from this edge's write: the
+            // write's decode stays off the match register; docs/behaviour.md "Reconfiguration":
+            // cycle counting follows an enable write one edge later); the match of this cycle
+            // is dropped. The counter's adder starts from a register either way.
             if self.sel_nx.val().get_bit(6) {
                 self.match_nx.next = 0.into();
-                if self.cr_e_nx.val() & self.cnten_nx.val().get_bit(n) {
+                if self.ctr_en.val() {
                     self.match_nx.next = self.one.val();
                 }
             }
@@ -1935,7 +1960,7 @@ impl Logic for RegFile {
             self.f_mode[n].d.next = self.f_mode[n].q.val();
             if self.filt_load.val() {
                 self.f_care[n].d.next = self.filt_care.val();
-                self.f_mode[n].d.next = self.filt_mode.val();
+                self.f_mode[n].d.next = self.mode_ld.val();
             }
             if self.rst.val() {
                 self.f_care[n].d.next = self.care_reset.val();

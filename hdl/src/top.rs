@@ -79,12 +79,15 @@ pub struct PmcgCore {
     /// PRESETn, registered: the whole design resets from a register, so that no block but the
     /// APB setup registers and the match stage depends on a live input (docs/behaviour.md).
     rst_q: DFF<Bit>,
-    /// The match stage: every lane input registered as presented; the register file matches them
-    /// to counters in the next cycle (docs/behaviour.md). A reset edge drops them.
-    lane_valid_q: Vec<DFF<Bit>>,
+    /// The match stage: every lane input registered as presented (the events gated by the
+    /// valid bit); the register file matches them to counters in the next cycle
+    /// (docs/behaviour.md). A reset edge drops them.
     lane_events_q: Vec<DFF<Bits<32>>>,
     lane_sid_q: Vec<DFF<Bits<32>>>,
-    lane_ss_q: Vec<DFF<Bits<3>>>,
+    /// The lane's security state as a one-hot of the `acc` codes (0 NS, 1 S, 2 Realm, 3 Root,
+    /// 4 SA, 5 NSP): no bit for Root and SA from StreamID traffic, which no filter accepts
+    /// (10.4.2), so each counter's state check is one AND-OR.
+    lane_ss_q: Vec<DFF<Bits<8>>>,
     lane_nosid_q: Vec<DFF<Bit>>,
     lane_mpam_q: Vec<DFF<Bits<32>>>,
 }
@@ -144,7 +147,6 @@ impl PmcgCore {
             regs: RegFile::with_fault(cfg, fault),
             msi: Default::default(),
             capt_req_q: Default::default(),
-            lane_valid_q: (0..lanes).map(|_| Default::default()).collect(),
             lane_events_q: (0..lanes).map(|_| Default::default()).collect(),
             lane_sid_q: (0..lanes).map(|_| Default::default()).collect(),
             lane_ss_q: (0..lanes).map(|_| Default::default()).collect(),
@@ -191,23 +193,30 @@ impl Logic for PmcgCore {
         self.regs.req_ns.next = self.apb.req_ns.val();
         self.regs.req_root.next = self.apb.req_root.val();
         for l in 0..self.lane_valid.len() {
-            self.lane_valid_q[l].clock.next = self.pclk.val();
             self.lane_events_q[l].clock.next = self.pclk.val();
             self.lane_sid_q[l].clock.next = self.pclk.val();
             self.lane_ss_q[l].clock.next = self.pclk.val();
             self.lane_nosid_q[l].clock.next = self.pclk.val();
             self.lane_mpam_q[l].clock.next = self.pclk.val();
-            self.lane_valid_q[l].d.next = self.lane_valid[l].val() & (!self.rst_q.q.val());
-            self.lane_events_q[l].d.next = self.lane_events[l].val();
+            // Gated by the valid bit here, on the pins' side of the register, not in front of
+            // every counter's event select.
+            self.lane_events_q[l].d.next = 0.into();
+            if self.lane_valid[l].val() & (!self.rst_q.q.val()) {
+                self.lane_events_q[l].d.next = self.lane_events[l].val();
+            }
             self.lane_sid_q[l].d.next = self.lane_sid[l].val();
-            self.lane_ss_q[l].d.next = self.lane_ss[l].val();
+            self.lane_ss_q[l].d.next = bit_cast::<8, 1>(true.into()) << self.lane_ss[l].val();
+            if (!self.lane_nosid[l].val())
+                & ((self.lane_ss[l].val() == 3) | (self.lane_ss[l].val() == 4))
+            {
+                self.lane_ss_q[l].d.next = 0.into();
+            }
             self.lane_nosid_q[l].d.next = self.lane_nosid[l].val();
             self.lane_mpam_q[l].d.next = self.lane_mpam[l].val();
-            self.regs.lane_valid[l].next = self.lane_valid_q[l].q.val();
             self.regs.lane_events[l].next = self.lane_events_q[l].q.val();
             self.regs.lane_sid[l].next = self.lane_sid_q[l].q.val();
             self.regs.lane_sid_live[l].next = self.lane_sid[l].val();
-            self.regs.lane_ss[l].next = self.lane_ss_q[l].q.val();
+            self.regs.lane_acc[l].next = self.lane_ss_q[l].q.val();
             self.regs.lane_nosid[l].next = self.lane_nosid_q[l].q.val();
             self.regs.lane_mpam[l].next = self.lane_mpam_q[l].q.val();
         }
