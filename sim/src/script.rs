@@ -1361,6 +1361,9 @@ mod tests {
         inten: u64,
         ovs: u64,
         cr_e: bool,
+        /// The previous cycle's enables (CR.E and CNTEN): a cycle counter adds 1 at an edge when
+        /// it was enabled in the cycle before (docs/behaviour.md "Reconfiguration").
+        cycle_en: u64,
         irqen: bool,
         ack: bool,
         irq_cfg0: u64,
@@ -1415,6 +1418,7 @@ mod tests {
                 inten: 0,
                 ovs: 0,
                 cr_e: false,
+                cycle_en: 0,
                 irqen: false,
                 ack: false,
                 irq_cfg0: 0,
@@ -1628,8 +1632,15 @@ mod tests {
             // Counting at this edge from the registered lane inputs.
             let mut irq = false;
             let mut ovf_capture = false;
+            let en_now = if self.cr_e { self.cnten } else { 0 };
+            let cycle_en = std::mem::replace(&mut self.cycle_en, en_now);
             for n in 0..self.cfg.counters as usize {
-                if !self.cr_e || self.cnten >> n & 1 == 0 || written == Some(n as u32) {
+                let enabled = if self.evtyper[n] == 0 {
+                    cycle_en
+                } else {
+                    en_now
+                };
+                if enabled >> n & 1 == 0 || written == Some(n as u32) {
                     continue;
                 }
                 let inc = match self.evtyper[n] {
@@ -2483,11 +2494,11 @@ write 0x10004 0xFFFFFFFE   # EVCNTR1 (32-bit counters: stride 4), held: cycles 4
 write 0xC40 2              # INTENSET0: counter 1
 write 0xE50 1              # IRQ_CTRL.IRQEN
 write 0xC00 3              # CNTENSET0
-write 0xE04 1              # cycles 20-21, CR.E: counting from edge 22
+write 0xE04 1              # cycles 20-21, CR.E: lane events from cycle 22, cycles from edge 23
 event lane=1 ids=2,3 cycles=4   # cycles 22-25, counted at edges 23-26
 idle 1
 read 0x10000 expect 4      # setup cycle 27
-expect irq 1               # edge 23 overflows counter 1, irq in cycle 25
+expect irq 1               # edge 24 overflows counter 1, irq in cycle 26
 expect irq 0
 read 0x10CC0 expect 2      # OVSSET0
 expect irq 1               # fails: no new pulse
@@ -2496,7 +2507,7 @@ expect irq 1               # fails: no new pulse
         assert_eq!((report.passed, report.failed), (4, 1), "{out}");
         assert!(report.failures[0].starts_with("line 15: expect irq: expected 1"));
         assert!(report.failures[0].ends_with("got 0"));
-        assert!(out.contains("cycle 25: irq pulse"), "{out}");
+        assert!(out.contains("cycle 26: irq pulse"), "{out}");
         assert!(out
             .contains("cycle 22: event lane=1 sid=0x0 ss=ns ids=0x2,0x3 bits=0x00000006 cycles=4"));
         assert_eq!(last_line(&out), "4 passed, 1 failed");
