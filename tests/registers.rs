@@ -618,6 +618,55 @@ fn unmapped_offsets_are_raz_wi() {
     });
 }
 
+/// docs/behaviour.md "Addresses": the block decodes the smallest power-of-two window that holds
+/// both pages (`page1_offset` + 4 KiB, rounded up) and ignores the PADDR bits above it, so an
+/// address with any of them set is an alias of its in-window register: written and read alike
+/// (a counter's alias is held like the counter).
+#[test]
+fn addresses_above_the_window_alias_into_it() {
+    every_config(|b| {
+        let window = (b.cfg.page1_offset as u64 + 0x1000).next_power_of_two();
+        assert_eq!(b.map.addr_mask() as u64 + 1, window, "the map's window");
+        // Each bit above the window alone, then all of them (none when the window is 4 GiB).
+        let lowest = window.trailing_zeros();
+        let aliases: Vec<u32> = (lowest..32)
+            .map(|bit| 1u32 << bit)
+            .chain([!b.map.addr_mask()])
+            .filter(|&high| high != 0)
+            .collect();
+        for id in [RegId::Cr, RegId::Evtyper(0), RegId::Evcntr(0)] {
+            let w = b.word(id, Word::Low);
+            for (k, &high) in aliases.iter().enumerate() {
+                let alias = w.addr | high;
+                // Alternate all-ones and a pattern so that every write changes the register.
+                let data = if k % 2 == 0 { ONES } else { 0x5A5A_A5A5 };
+                let old = b.read(w.addr, S) & w.read;
+                b.write(alias, data, ALL, S);
+                let want = w.after_write(old, data, ALL);
+                b.check(
+                    &w,
+                    S,
+                    want,
+                    &format!("after writing {data:#x} to its alias {alias:#x}"),
+                );
+                let got = b.read(alias, S);
+                if got != want {
+                    b.fail(format!(
+                        "{} read through its alias {alias:#x}: {got:#010x}, expected {want:#010x}",
+                        w.label()
+                    ));
+                }
+            }
+        }
+        // An unmapped word of the window is RAZ/WI through its aliases too.
+        let hole = b.map.page1_base - 4;
+        if b.map.lookup(hole).is_none() {
+            b.write(hole | 0x8000_0000, ONES, ALL, S);
+            b.check_raz(hole, S, "after an all-ones write to its alias");
+        }
+    });
+}
+
 // ---------------------------------------------------------------------------------------------
 // 6. Security (10.6)
 // ---------------------------------------------------------------------------------------------

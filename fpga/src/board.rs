@@ -3,7 +3,7 @@
 //! generator), reset and LEDs. One clock; the FPGA top ([`crate::top`]) adds the PLL and pins.
 //!
 //! ```text
-//!  uart_rx ─► UartRx ─► FIFO ─► UartBridge ─► bus ─┬─ addr < BOARD_BASE ─► APB ─► PmcgCore ─► irq ─► IRQ_COUNT, LED
+//!  uart_rx ─► UartRx ─► FIFO ─► UartBridge ─► bus ─┬─ PMCG window ─────► APB ─► PmcgCore ─► irq ─► IRQ_COUNT, LED
 //!  uart_tx ◄─ UartTx ◄──────┘              └─ board block: ID/info, CTRL/STATUS, counts,
 //!                                              MSI sink regs, lane regs ─► TrafficLane × lanes ─► PMCG lanes
 //!  PmcgCore MSI master (AXI4-Lite) ─► MsiSink ─► FIFO (read over the bridge)
@@ -148,6 +148,8 @@ pub struct BoardCore {
     led_rx: DFF<Bits<32>>,
     // Decode.
     is_pmcg: Signal<Local, Bit>,
+    /// The address bits above the PMCG's window (`RegisterMap::addr_mask`).
+    pmcg_outside: Constant<Bits<32>>,
     is_board: Signal<Local, Bit>,
     index: Signal<Local, Bits<10>>,
     board_wr: Signal<Local, Bit>,
@@ -215,6 +217,7 @@ impl BoardCore {
             led_ovf: Default::default(),
             led_rx: Default::default(),
             is_pmcg: Default::default(),
+            pmcg_outside: c32(!pmcg_hdl::regmap::RegisterMap::new(cfg).addr_mask()),
             is_board: Default::default(),
             index: Default::default(),
             board_wr: Default::default(),
@@ -276,8 +279,9 @@ impl Logic for BoardCore {
         self.tx.start.next = self.bridge.tx_start.val();
         self.tx.data.next = self.bridge.tx_data.val();
         self.uart_tx.next = self.tx.tx.val();
-        // Decode: the PMCG below BOARD_BASE (0x100000), the board block in its first 4 KiB above.
-        self.is_pmcg.next = self.bridge.bus_addr.val().get_bits::<12>(20) == 0;
+        // Decode: the PMCG's window (it decodes only that and would alias through the rest,
+        // docs/integration.md), the board block in the first 4 KiB at BOARD_BASE (0x100000).
+        self.is_pmcg.next = (self.bridge.bus_addr.val() & self.pmcg_outside.val()) == 0;
         self.is_board.next = self.bridge.bus_addr.val().get_bits::<20>(12) == 256;
         self.index.next = self.bridge.bus_addr.val().get_bits::<10>(2);
         self.pmcg.psel.next = self.bridge.bus_sel.val() & self.is_pmcg.val();

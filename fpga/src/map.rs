@@ -5,14 +5,15 @@
 //!
 //! ```text
 //!   0x0000_0000 ┬ PMCG page 0 (0x000-0xFFF): a register's bridge address is its architectural offset
-//!               ├ PMCG page 1 at page1_offset (below BOARD_BASE)
+//!               ├ PMCG page 1 at page1_offset (below BOARD_BASE); the PMCG's window is
+//!               │ page1_offset + 4 KiB rounded up to a power of two (0x20000 by default)
 //!   0x0010_0000 ┼ board block (1 KiB of 32-bit words, index = (addr - BOARD_BASE) / 4):
 //!               │   0x00-0x07 ID / info      0x08-0x0C control, status, IRQ/MSI/cycle counts
 //!               │   0x10-0x18 MSI sink       0x20 + 8 * lane: traffic generator lane
 //!   elsewhere   ┴ unmapped: reads 0, writes ignored
 //! ```
 
-/// Byte address of the board block; the PMCG's pages must lie below it.
+/// Byte address of the board block; the PMCG's window (`RegisterMap::addr_mask`) must lie below it.
 pub const BOARD_BASE: u32 = 0x0010_0000;
 /// Size of the board block in bytes.
 pub const BOARD_SIZE: u32 = 0x1000;

@@ -253,9 +253,12 @@ fn run_tool(
 /// Builds `DIR/smmu_pmcg_cu.bin` for `cfg` (plus the Verilog, .pcf, csr.csv, logs and report in
 /// `out`), at [`crate::CLOCK_HZ`]; fails on any tool error and on missed timing.
 pub fn build(cfg: &PmcgConfig, out: &Path, seed: Option<u32>) -> Result<BuildReport, BuildError> {
-    if cfg.reloc_ctrs && cfg.page1_offset + 0x1000 > map::BOARD_BASE {
+    // The PMCG's decoded window (both pages, rounded up to a power of two: it aliases through
+    // anything else the bridge would give it) must end below the board block.
+    let window = RegisterMap::new(cfg).addr_mask() as u64 + 1;
+    if window > map::BOARD_BASE as u64 {
         return Err(BuildError::Config(format!(
-            "page1_offset 0x{:x}: the PMCG's pages must lie below the board block at 0x{:x}",
+            "page1_offset 0x{:x}: the PMCG's window (0x{window:x} bytes) must lie below the board block at 0x{:x}",
             cfg.page1_offset,
             map::BOARD_BASE
         )));

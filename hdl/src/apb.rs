@@ -98,6 +98,8 @@ pub struct ApbCompleter {
     evc_region_mask: Constant<Bits<32>>,
     svr_region_mask: Constant<Bits<32>>,
     hold_cycles: Constant<Bits<4>>,
+    /// The PADDR bits the block decodes (`RegisterMap::addr_mask`); the others are ignored.
+    addr_mask: Constant<Bits<32>>,
     setup_now: Signal<Local, Bit>,
     held_now: Signal<Local, Bit>,
     present: Signal<Local, Bit>,
@@ -107,10 +109,11 @@ impl ApbCompleter {
     /// The completer of a register map (its EVCNTR and SVR regions are held), with or without
     /// filter tables (`PmcgConfig::filter_tables`: EVTYPER and SMR writes wait for the rebuild).
     pub fn new(map: &RegisterMap, filter_tables: bool) -> Self {
+        // (Only the decoded window's bits: docs/behaviour.md "Addresses".)
         let region = |id: RegId| {
             (
                 Constant::new((map.array_base(id) as u64).into()),
-                Constant::new((!(map.array_extent(id) as u64 - 1) & 0xFFFF_FFFF).into()),
+                Constant::new((!(map.array_extent(id) as u64 - 1) & map.addr_mask() as u64).into()),
             )
         };
         let (evc_base, evc_region_mask) = region(RegId::Evcntr(0));
@@ -163,6 +166,7 @@ impl ApbCompleter {
             evc_region_mask,
             svr_region_mask,
             hold_cycles: Constant::new((COUNTER_HOLD_CYCLES as u64).into()),
+            addr_mask: Constant::new((map.addr_mask() as u64).into()),
             setup_now: Default::default(),
             held_now: Default::default(),
             present: Default::default(),
@@ -203,7 +207,7 @@ impl Logic for ApbCompleter {
             | (self.present.val() & self.hold_wr.q.val());
         self.held_wr_last.next =
             self.hold.q.val() & (self.hold_left.q.val() == 1u64) & self.hold_wr.q.val();
-        self.addr_r.d.next = self.paddr.val();
+        self.addr_r.d.next = self.paddr.val() & self.addr_mask.val();
         self.wdata_r.d.next = self.pwdata.val();
         self.strb_r.d.next = self.pstrb.val();
         self.ns_r.d.next = self.pprot.val().get_bit(1);

@@ -120,6 +120,7 @@ pub struct AddrDecode {
     ro_addr: Vec<Constant<Bits<32>>>,
     ro_const: Vec<Constant<Bits<32>>>,
     wide: Constant<Bit>,
+    word_mask: Constant<Bits<32>>,
     capture_impl: Constant<Bit>,
     evc_base: Constant<Bits<32>>,
     evc_region: Constant<Bits<32>>,
@@ -271,6 +272,7 @@ impl AddrDecode {
             ro_addr,
             ro_const,
             wide: Constant::new(cfg.wide_counters()),
+            word_mask: c32((map.addr_mask() & !3) as u64),
             capture_impl: Constant::new(cfg.capture),
             evc_base: c32(map.array_base(RegId::Evcntr(0)) as u64),
             evc_region: region(RegId::Evcntr(0)),
@@ -296,8 +298,9 @@ impl Logic for AddrDecode {
             self, clock, hit_r, hit_capr_r, ro_r, evc_in_r, svr_in_r, evt_in_r, smr_in_r, hiword_r,
             evc_sel_r, arr_sel_r
         );
-        // The low two bits of PADDR are ignored (docs/behaviour.md "APB4 completer").
-        self.word.next = self.paddr.val() & 0xFFFF_FFFCu64;
+        // The low two bits of PADDR are ignored, and so are the bits above the decoded window
+        // (docs/behaviour.md "Addresses").
+        self.word.next = self.paddr.val() & self.word_mask.val();
         for k in 0..self.hit_addr.len() {
             self.hit_pack.bits[k].next = self.word.val() == self.hit_addr[k].val();
         }

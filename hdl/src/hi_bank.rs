@@ -14,11 +14,12 @@
 //!            scan pointer ──► c_ram / s_ram read address; vis_idx, vis_oh, and the target's
 //!            pend / fresh / stale flags as of this cycle (pend_a, fresh_a, stale_a)
 //!   phase B: d_r := c_ram[vis] (0 while fresh), sd_r := s_ram[vis] (registered: no adder
-//!            behind the block RAM's output), and d_r's compares with all ones, all ones
-//!            less one and less two (eq_max_r, eq_m1_r, eq_m2_r)
+//!            behind the block RAM's output), and whether the row's bits [W-1:2] are all ones,
+//!            in two halves of at most 16 bits (up_lo_r, up_hi_r: two LUT levels behind the
+//!            RAM's output)
 //!   phase C: d = d_r;  c_ram[vis] := d + pend_a;  pend[vis] cleared if pend_a (a carry at phase A's edge
-//!            stays pending);  ones / ones_m1 of the new row (selected from phase B's
-//!            compares of d by pend_a: no adder, no compare in front of the flags)
+//!            stays pending);  ones / ones_m1 of the new row (phase B's halves and d's bits
+//!            [1:0], selected by pend_a: no adder, no wide compare in front of the flags)
 //!            s_ram[vis] := d if stale (copy-on-write) or capturing at A's, B's or C's edge
 //!            vis is the prefetched counter ──► pf := d + pend_a, spf := its shadow
 //!            (the scan leaves the addressed counter alone: pf does not move under a transfer)
@@ -147,11 +148,14 @@ pub struct HiBank {
     ph_c: DFF<Bit>,
     d_r: DFF<Bits<32>>,
     sd_r: DFF<Bits<32>>,
-    /// `d_r` compared at phase B with all ones, all ones less one and less two (loaded with
-    /// it), so phase C's flags of the new row are a select, not a compare behind `d_r`.
-    eq_max_r: DFF<Bit>,
-    eq_m1_r: DFF<Bit>,
-    eq_m2_r: DFF<Bit>,
+    /// Loaded with `d_r`: its bits [W-1:2] all ones, in two halves (`up_mask_lo`, `_hi`). All
+    /// ones, all ones less one and less two differ only in bits [1:0] (for every width W: above
+    /// bit 1 they are all ones), so phase C's compares are these two bits, d_r's bits [1:0] and
+    /// one LUT (a full compare behind the RAM's output was the slowest path of 16x64).
+    up_lo_r: DFF<Bit>,
+    up_hi_r: DFF<Bit>,
+    /// Loaded with `d_r`: its bits [15:0] are all ones (phase C's +1 carries into bit 16).
+    lo16_r: DFF<Bit>,
     vis_idx: DFF<Bits<6>>,
     vis_oh: DFF<Bits<64>>,
     vis_pf: DFF<Bit>,
@@ -200,17 +204,29 @@ pub struct HiBank {
     stale_t: Signal<Local, Bit>,
     d: Signal<Local, Bits<32>>,
     new_hi: Signal<Local, Bits<32>>,
+    inc_lo16: Signal<Local, Bits<32>>,
+    inc_hi16: Signal<Local, Bits<32>>,
     serve: Signal<Local, Bit>,
     serve_v: Signal<Local, Bit>,
     copy: Signal<Local, Bit>,
     done: Signal<Local, Bits<64>>,
     ones_new: Signal<Local, Bit>,
+    spf_nc: Signal<Local, Bits<32>>,
+    spf_c: Signal<Local, Bits<32>>,
+    up_ones: Signal<Local, Bit>,
+    eq_max: Signal<Local, Bit>,
+    eq_m1: Signal<Local, Bit>,
+    eq_m2: Signal<Local, Bit>,
     m1_new: Signal<Local, Bit>,
     // Configuration.
     idx_shift: Constant<Bits<32>>,
     hi_max: Constant<Bits<32>>,
-    hi_max_m1: Constant<Bits<32>>,
-    hi_max_m2: Constant<Bits<32>>,
+    up_mask_lo: Constant<Bits<32>>,
+    up_mask_hi: Constant<Bits<32>>,
+    /// Bits [1:0] of all ones, all ones less one, all ones less two (masked to W bits).
+    max_lo: Constant<Bits<2>>,
+    m1_lo: Constant<Bits<2>>,
+    m2_lo: Constant<Bits<2>>,
     all: Constant<Bits<64>>,
     last_idx: Constant<Bits<6>>,
     ones_reset: Constant<Bits<64>>,
@@ -265,9 +281,9 @@ impl HiBank {
             ph_c: Default::default(),
             d_r: Default::default(),
             sd_r: Default::default(),
-            eq_max_r: Default::default(),
-            eq_m1_r: Default::default(),
-            eq_m2_r: Default::default(),
+            up_lo_r: Default::default(),
+            up_hi_r: Default::default(),
+            lo16_r: Default::default(),
             vis_idx: Default::default(),
             vis_oh: Default::default(),
             vis_pf: Default::default(),
@@ -300,17 +316,28 @@ impl HiBank {
             stale_t: Default::default(),
             d: Default::default(),
             new_hi: Default::default(),
+            inc_lo16: Default::default(),
+            inc_hi16: Default::default(),
             serve: Default::default(),
             serve_v: Default::default(),
             copy: Default::default(),
             done: Default::default(),
             ones_new: Default::default(),
+            spf_nc: Default::default(),
+            spf_c: Default::default(),
+            up_ones: Default::default(),
+            eq_max: Default::default(),
+            eq_m1: Default::default(),
+            eq_m2: Default::default(),
             m1_new: Default::default(),
             idx_shift: Constant::new((idx_lsb as u64).into()),
             hi_max: c32(hi_max),
-            hi_max_m1: c32(hi_max.wrapping_sub(1)),
+            up_mask_lo: c32(hi_max & 0x0003_FFFC),
+            up_mask_hi: c32(hi_max & 0xFFFC_0000),
+            max_lo: Constant::new((hi_max & 3).into()),
+            m1_lo: Constant::new((hi_max.wrapping_sub(1) & 3).into()),
             // (Masked: a 1-bit upper word's "all ones less one" after a +1 is 1 - 2 = 1.)
-            hi_max_m2: c32(hi_max.wrapping_sub(2) & hi_max),
+            m2_lo: Constant::new((hi_max.wrapping_sub(2) & hi_max & 3).into()),
             all: Constant::new(all.into()),
             last_idx: Constant::new(((counters - 1) as u64).into()),
             ones_reset: Constant::new(0u64.into()),
@@ -326,9 +353,9 @@ impl Logic for HiBank {
     fn update(&mut self) {
         dff_setup!(
             self, clock, pend_r, ones, ones_m1, stale, fresh, tgt_idx, ph_b, ph_c, d_r, sd_r,
-            eq_max_r, eq_m1_r, eq_m2_r, vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a,
-            stale_a, svr_a, svr_aa, scan_idx, scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok,
-            pf_eq, serve_pre, at_pf
+            up_lo_r, up_hi_r, lo16_r, vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a, stale_a,
+            svr_a, svr_aa, scan_idx, scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok, pf_eq,
+            serve_pre, at_pf
         );
         self.c_ram.read_clock.next = self.clock.val();
         self.c_ram.write_clock.next = self.clock.val();
@@ -393,14 +420,17 @@ impl Logic for HiBank {
         // ---- Phase B: the visited row's data (read at phase A's edge) into registers.
         if self.ph_b.q.val() {
             self.d_r.d.next = self.c_ram.read_data.val();
-            self.eq_max_r.d.next = self.c_ram.read_data.val() == self.hi_max.val();
-            self.eq_m1_r.d.next = self.c_ram.read_data.val() == self.hi_max_m1.val();
-            self.eq_m2_r.d.next = self.c_ram.read_data.val() == self.hi_max_m2.val();
+            // (A fresh row's halves are those of the RAM's stale word: d_r's bits [1:0] are 0
+            // then, which none of the three constants has for W >= 2; with W = 1 the halves
+            // are empty, always 1, and 0 is "all ones less one", as for the row of zeros.)
+            self.up_lo_r.d.next =
+                (self.c_ram.read_data.val() & self.up_mask_lo.val()) == self.up_mask_lo.val();
+            self.up_hi_r.d.next =
+                (self.c_ram.read_data.val() & self.up_mask_hi.val()) == self.up_mask_hi.val();
+            self.lo16_r.d.next = (self.c_ram.read_data.val() & 0xFFFFu64) == 0xFFFFu64;
             if self.fresh_a.q.val() {
                 self.d_r.d.next = 0.into();
-                self.eq_max_r.d.next = self.hi_max.val() == 0;
-                self.eq_m1_r.d.next = self.hi_max_m1.val() == 0;
-                self.eq_m2_r.d.next = self.hi_max_m2.val() == 0;
+                self.lo16_r.d.next = false;
             }
             self.sd_r.d.next = self.s_ram.read_data.val();
         }
@@ -408,9 +438,17 @@ impl Logic for HiBank {
         // A's or B's edge (the row read at A's edge may be stale): `wr`, and `serve_pre`
         // (registered at B's edge: that edge's `wr`, `wr_r` (A's), the skip, a reset).
         self.d.next = self.d_r.q.val();
+        // d + 1 as two 16-bit carry chains side by side: the upper half takes +1 when the lower
+        // half is all ones (`lo16_r`, from phase B), not a 32-bit chain behind `d_r`.
+        self.inc_lo16.next = (self.d.val() + 1u64) & 0xFFFFu64;
+        self.inc_hi16.next = ((self.d.val() >> 16u64) + 1u64) << 16u64;
         self.new_hi.next = self.d.val();
         if self.pend_a.q.val() & (!self.lost_service.val()) {
-            self.new_hi.next = (self.d.val() + 1u64) & self.hi_max.val();
+            self.new_hi.next =
+                ((self.d.val() & 0xFFFF_0000u64) | self.inc_lo16.val()) & self.hi_max.val();
+            if self.lo16_r.q.val() {
+                self.new_hi.next = (self.inc_hi16.val() | self.inc_lo16.val()) & self.hi_max.val();
+            }
         }
         // (`serve_v` leaves out this edge's write, which overrides the prefetch registers after
         // it: the write strobe reaches them through one select, not through the visit's logic.)
@@ -429,12 +467,20 @@ impl Logic for HiBank {
         self.copy.next =
             self.stale_a.q.val() | self.svr_aa.q.val() | self.svr_a.q.val() | self.svr_load.val();
         // The flags of the row after this edge, compared on d (not on d + pend: no adder in front
-        // of the compare).
-        self.ones_new.next = self.eq_max_r.q.val();
-        self.m1_new.next = self.eq_m1_r.q.val();
+        // of the compare): d is all ones (less one, less two) when its upper halves are all ones
+        // and its bits [1:0] are those of the constant.
+        self.up_ones.next = self.up_lo_r.q.val() & self.up_hi_r.q.val();
+        self.eq_max.next =
+            self.up_ones.val() & (self.d_r.q.val().get_bits::<2>(0) == self.max_lo.val());
+        self.eq_m1.next =
+            self.up_ones.val() & (self.d_r.q.val().get_bits::<2>(0) == self.m1_lo.val());
+        self.eq_m2.next =
+            self.up_ones.val() & (self.d_r.q.val().get_bits::<2>(0) == self.m2_lo.val());
+        self.ones_new.next = self.eq_max.val();
+        self.m1_new.next = self.eq_m1.val();
         if self.pend_a.q.val() {
-            self.ones_new.next = self.eq_m1_r.q.val();
-            self.m1_new.next = self.eq_m2_r.q.val();
+            self.ones_new.next = self.eq_m1.val();
+            self.m1_new.next = self.eq_m2.val();
         }
         self.c_ram.write_address.next = self.vis_idx.q.val();
         self.c_ram.write_data.next = self.new_hi.val();
@@ -461,19 +507,22 @@ impl Logic for HiBank {
             }
         }
         // The prefetch follows every visit of its row, and takes the addressed row's first.
+        // The shadow's prefetch: `spf_nc` without a capture at this edge, `spf_c` with one (a
+        // capture not at a visit of the prefetched row: its shadow is its row now); the
+        // capture request (an OR over the counters' overflows) selects last, below.
+        self.spf_nc.next = self.spf_r.q.val();
+        self.spf_c.next = self.pf_r.q.val();
         if self.serve_v.val() & self.at_pf.q.val() {
             self.pf_r.d.next = self.new_hi.val();
-            self.spf_r.d.next = self.sd_r.q.val();
-            if self.copy.val() {
-                self.spf_r.d.next = self.d.val();
+            self.spf_nc.next = self.sd_r.q.val();
+            if self.stale_a.q.val() | self.svr_aa.q.val() | self.svr_a.q.val() {
+                self.spf_nc.next = self.d.val();
             }
+            self.spf_c.next = self.d.val();
             if self.vis_pf.q.val() {
                 self.pf_idx.d.next = self.vis_idx.q.val();
                 self.pf_ok.d.next = true;
             }
-        } else if self.svr_load.val() {
-            // A capture not at a visit of the prefetched row: its shadow is its row now.
-            self.spf_r.d.next = self.pf_r.q.val();
         }
         // ---- An EVCNTR write (access edge): the caller's new upper word (pend folded in).
         if self.wr.val() {
@@ -489,12 +538,14 @@ impl Logic for HiBank {
             self.m1_new.next = self.wr_m1.val();
             self.pf_r.d.next = self.wr_val.val();
             // The written counter's shadow is unchanged, unless a capture takes the old value.
-            self.spf_r.d.next = self.spf_r.q.val();
-            if self.svr_load.val() {
-                self.spf_r.d.next = self.pf_r.q.val();
-            }
+            self.spf_nc.next = self.spf_r.q.val();
+            self.spf_c.next = self.pf_r.q.val();
             self.pf_idx.d.next = self.tgt_idx.q.val();
             self.pf_ok.d.next = true;
+        }
+        self.spf_r.d.next = self.spf_nc.val();
+        if self.svr_load.val() {
+            self.spf_r.d.next = self.spf_c.val();
         }
         // `pf_eq` at the next edge: `pf_idx` there (unchanged, the visit's row, or the written
         // one, as chosen above) against the element index registered there.

@@ -18,8 +18,11 @@
 //!        ├──► counter n: write strobes, merged write data (AND-OR over the element selects),
 //!        │    registered EVTYPER/SMR ──► filter decode (CARE, mode bits) and SMRn one edge
 //!        │    later (VALUE = SMRn & CARE: no register of its own)
-//!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_add (registered, first access cycle)
-//!               ──► stage 2: + pending carry ──► rd_data (PRDATA in the second access cycle)
+//!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_misc, rq_add (registered, first access
+//!             cycle); counters' and shadows' low words by region-gated selects registered in
+//!             the hold (csel_r, ssel_r) ──► per group of 16 ──► rq_c0..3, rq_s0..3
+//!               ──► stage 2: + pending carry, OR of the groups ──► rd_data (PRDATA in the
+//!                   second access cycle)
 //!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
 //!        ──► accepted security states, key compare ──► match count ──► c_match[n] (register)
 //!   with filter tables (`filter_tables`): lane_sid_live ──► FilterTable (filter_table.rs) ──►
@@ -270,14 +273,55 @@ pub struct RegFile {
     rd_word: Signal<Local, Bits<32>>,
     rd_misc: Signal<Local, Bits<32>>,
     rq_misc: DFF<Bits<32>>,
+    /// Stage 1's third part: bits [L-1:0] of the low words of EVCNTR (`rq_c*`) and SVR
+    /// (`rq_s*`), the flip-flop muxes ORed over groups of 16 counters (`grp`) and registered
+    /// per group: no region gate and no other source in their cone. Stage 2 ORs the groups in
+    /// (bits below L, which no increment reaches, have the slack): the counter's for an EVCNTR
+    /// read (`rq_usec`) or an SVR read that sees the counter (`rq_sl`), the shadow's for an
+    /// SVR read that does not.
+    rq_c0: DFF<Bits<16>>,
+    rq_c1: DFF<Bits<16>>,
+    rq_c2: DFF<Bits<16>>,
+    rq_c3: DFF<Bits<16>>,
+    rq_s0: DFF<Bits<16>>,
+    rq_s1: DFF<Bits<16>>,
+    rq_s2: DFF<Bits<16>>,
+    rq_s3: DFF<Bits<16>>,
+    rq_usec: DFF<Bit>,
+    gc0: Signal<Local, Bits<16>>,
+    gc1: Signal<Local, Bits<16>>,
+    gc2: Signal<Local, Bits<16>>,
+    gc3: Signal<Local, Bits<16>>,
+    gs0: Signal<Local, Bits<16>>,
+    gs1: Signal<Local, Bits<16>>,
+    gs2: Signal<Local, Bits<16>>,
+    gs3: Signal<Local, Bits<16>>,
+    t_c: Signal<Local, Bits<16>>,
+    t_s: Signal<Local, Bits<16>>,
+    rd_lo_c: Signal<Local, Bits<16>>,
+    rd_lo_s: Signal<Local, Bits<16>>,
+    /// Counter n's group (n / 16).
+    grp: Vec<Constant<Bits<2>>>,
     /// CR, CR.E and CNTEN after this edge; counter n's event selection after this edge.
     cr_nx: Signal<Local, Bits<32>>,
     cnten_nx: Signal<Local, Bits<64>>,
     cnten_set: Signal<Local, Bits<64>>,
     cnten_clr: Signal<Local, Bits<64>>,
     sel_nx: Signal<Local, Bits<7>>,
-    /// Element n's select as a 32-bit mask (the AND-OR read mux).
+    /// Element n's selects as masks (the AND-OR read mux of the low words and of their
+    /// shadows').
     m_evc: Signal<Local, Bits<16>>,
+    m_svr: Signal<Local, Bits<16>>,
+    /// The read mux's element selects, gated by region and registered from the decode at the
+    /// edges of a hold (0 at any other edge): every EVCNTR/SVR access is held, its address
+    /// stable, so they are valid in its access cycle (loaded at the last held edge), and the
+    /// region gates and the decode's fan-out leave the mux; in any other access they are 0.
+    /// `csel_r`: a low word of EVCNTR or SVR (the counter's low word is read for both: an SVR
+    /// read in the cycle after a capture sees it); `ssel_r`: a low word of SVR; `clo_r`: the
+    /// access is EVCNTR's low word.
+    csel_r: DFF<Bits<64>>,
+    ssel_r: DFF<Bits<64>>,
+    clo_r: DFF<Bit>,
     rq_word: DFF<Bits<32>>,
     rq_add: DFF<Bit>,
     /// A low word's bits [31:L] still take their pending carry (stage 2 adds 2^L).
@@ -367,6 +411,10 @@ pub struct RegFile {
     irq_r: DFF<Bit>,
     /// An MSI is pending (docs/behaviour.md "MSI write master").
     msi_pend: DFF<Bit>,
+    /// IRQ_CFG0.ADDR != 0, registered from the register's next value (so it equals the OR of
+    /// the register in every cycle): the 64-bit OR is off the path from a qualifying overflow
+    /// to the MSI master.
+    msi_addr_nz: DFF<Bit>,
     /// Split 64-bit counter writes (docs/behaviour.md): the pair register (open, the counter's
     /// element offset, base B = its high part at the low write).
     pair_open: DFF<Bit>,
@@ -477,8 +525,6 @@ pub struct RegFile {
     svr_hi_now: Signal<Local, Bits<32>>,
     svr_hi_add: Signal<Local, Bit>,
     svr_in: Signal<Local, Bit>,
-    sel_slo: Signal<Local, Bits<32>>,
-    sel_slo_bits: Signal<Local, Bits<16>>,
     sel_spend: Signal<Local, Bit>,
     sel_smpend: Signal<Local, Bit>,
     /// The addressed shadow's pending carries one edge ago (`selsp_r`, `selsmp_r`), and whether
@@ -511,8 +557,6 @@ pub struct RegFile {
     smr_in: Signal<Local, Bit>,
     evt_merged: Signal<Local, Bits<32>>,
     smr_merged: Signal<Local, Bits<32>>,
-    sel_lo: Signal<Local, Bits<32>>,
-    sel_lo_bits: Signal<Local, Bits<16>>,
     sel_pend: Signal<Local, Bit>,
     /// The addressed counter's pending carry into bits [31:L] (`selmp_r | selmc_r`).
     msel_pend: Signal<Local, Bit>,
@@ -982,6 +1026,30 @@ impl RegFile {
             rd_word: Default::default(),
             rd_misc: Default::default(),
             rq_misc: Default::default(),
+            rq_c0: Default::default(),
+            rq_c1: Default::default(),
+            rq_c2: Default::default(),
+            rq_c3: Default::default(),
+            rq_s0: Default::default(),
+            rq_s1: Default::default(),
+            rq_s2: Default::default(),
+            rq_s3: Default::default(),
+            rq_usec: Default::default(),
+            gc0: Default::default(),
+            gc1: Default::default(),
+            gc2: Default::default(),
+            gc3: Default::default(),
+            gs0: Default::default(),
+            gs1: Default::default(),
+            gs2: Default::default(),
+            gs3: Default::default(),
+            t_c: Default::default(),
+            t_s: Default::default(),
+            rd_lo_c: Default::default(),
+            rd_lo_s: Default::default(),
+            grp: (0..n)
+                .map(|i| Constant::new(((i / 16) as u64).into()))
+                .collect(),
             cr_nx: Default::default(),
             cnten_nx: Default::default(),
             cnten_set: Default::default(),
@@ -989,6 +1057,10 @@ impl RegFile {
             sel_nx: Default::default(),
             m_evc: Default::default(),
             rq_word: Default::default(),
+            m_svr: Default::default(),
+            csel_r: Default::default(),
+            ssel_r: Default::default(),
+            clo_r: Default::default(),
             rq_add: Default::default(),
             rq_addm: Default::default(),
             rq_ctr: Default::default(),
@@ -1144,6 +1216,7 @@ impl RegFile {
             snap_valid: Default::default(),
             irq_r: Default::default(),
             msi_pend: Default::default(),
+            msi_addr_nz: Default::default(),
             pair_open: Default::default(),
             fd_evt: Default::default(),
             fd_smr: Default::default(),
@@ -1216,8 +1289,6 @@ impl RegFile {
             svr_hi_now: Default::default(),
             svr_hi_add: Default::default(),
             svr_in: Default::default(),
-            sel_slo: Default::default(),
-            sel_slo_bits: Default::default(),
             sel_spend: Default::default(),
             sel_smpend: Default::default(),
             selsp_r: Default::default(),
@@ -1254,8 +1325,6 @@ impl RegFile {
             smr_in: Default::default(),
             evt_merged: Default::default(),
             smr_merged: Default::default(),
-            sel_lo: Default::default(),
-            sel_lo_bits: Default::default(),
             sel_pend: Default::default(),
             msel_pend: Default::default(),
             selmp_r: Default::default(),
@@ -1281,14 +1350,99 @@ impl Logic for RegFile {
     #[allow(clippy::collapsible_if)]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, cr, scr, rootcr, irq_ctrl, cfg0, cfg0_hi, cfg1, cfg2, cnten, inten, ovs,
-            snap, snap_add, snap_hit, snap_addr, snap_valid, irq_r, msi_pend, capt_ack_r, export_r,
-            gmpam, pair_open, pair_key, pair_base, cap_r, ovf_int_r, ovf_cap_r, irqen_r, fd_evt,
-            fd_smr, fd_sel, fd_filt, fd_evtw, dsel_r, fmode_r, fd_wr0, fd_idx, rq_word, rq_misc,
-            rq_add, rq_done, pf1_r, ph_r, hb_r, cand0_r, cand1_r, ones0_r, ones1_r, m10_r, m11_r,
-            wrap0_r, wrap1_r, bank_wr_r, pair_wr_r, arm_r, parm_r, selp_r, selc_r, selmp_r,
-            selmc_r, selsp_r, selsmp_r, svrl_r, svrl_rst_r, mpf1_r, mcand0_r, mcand1_r, mones0_r,
-            mones1_r, mm10_r, mm11_r, rq_addm, rq_ctr, rq_cadd, rq_caddm, rq_sl, rq_lo1, rq_clo1
+            self,
+            clock,
+            cr,
+            scr,
+            rootcr,
+            irq_ctrl,
+            cfg0,
+            cfg0_hi,
+            cfg1,
+            cfg2,
+            cnten,
+            inten,
+            ovs,
+            snap,
+            snap_add,
+            snap_hit,
+            snap_addr,
+            snap_valid,
+            irq_r,
+            msi_pend,
+            msi_addr_nz,
+            capt_ack_r,
+            export_r,
+            gmpam,
+            pair_open,
+            pair_key,
+            pair_base,
+            cap_r,
+            ovf_int_r,
+            ovf_cap_r,
+            irqen_r,
+            fd_evt,
+            fd_smr,
+            fd_sel,
+            fd_filt,
+            fd_evtw,
+            dsel_r,
+            fmode_r,
+            fd_wr0,
+            fd_idx,
+            rq_word,
+            rq_misc,
+            rq_add,
+            rq_done,
+            pf1_r,
+            ph_r,
+            hb_r,
+            cand0_r,
+            cand1_r,
+            ones0_r,
+            ones1_r,
+            m10_r,
+            m11_r,
+            wrap0_r,
+            wrap1_r,
+            bank_wr_r,
+            pair_wr_r,
+            arm_r,
+            parm_r,
+            selp_r,
+            selc_r,
+            selmp_r,
+            selmc_r,
+            selsp_r,
+            selsmp_r,
+            svrl_r,
+            svrl_rst_r,
+            mpf1_r,
+            mcand0_r,
+            mcand1_r,
+            mones0_r,
+            mones1_r,
+            mm10_r,
+            mm11_r,
+            rq_addm,
+            rq_ctr,
+            rq_cadd,
+            rq_caddm,
+            rq_sl,
+            rq_lo1,
+            rq_clo1,
+            csel_r,
+            ssel_r,
+            clo_r,
+            rq_c0,
+            rq_c1,
+            rq_c2,
+            rq_c3,
+            rq_s0,
+            rq_s1,
+            rq_s2,
+            rq_s3,
+            rq_usec
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1355,27 +1509,63 @@ impl Logic for RegFile {
         // The addressed counter's registers (for reads and for PSTRB merges). Not gated by the
         // access: a gate costs a logic level in front of every counter write (measured on
         // 16x32), and outside an access nothing uses them.
-        self.sel_lo_bits.next = 0.into();
+        self.gc0.next = 0.into();
+        self.gc1.next = 0.into();
+        self.gc2.next = 0.into();
+        self.gc3.next = 0.into();
+        self.gs0.next = 0.into();
+        self.gs1.next = 0.into();
+        self.gs2.next = 0.into();
+        self.gs3.next = 0.into();
         self.selp_r.d.next = (self.pend_v.val() & self.dec.evc_sel.val()).any();
         self.selc_r.d.next = (self.carry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.sel_pend.next = self.selp_r.q.val() | self.selc_r.q.val();
         self.selmp_r.d.next = (self.mpend_v.val() & self.dec.evc_sel.val()).any();
         self.selmc_r.d.next = (self.mcarry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.msel_pend.next = self.selmp_r.q.val() | self.selmc_r.q.val();
-        self.sel_slo_bits.next = 0.into();
         self.spend_or.next = false;
         self.smpend_or.next = false;
+        self.csel_r.d.next = 0.into();
+        self.ssel_r.d.next = 0.into();
+        if self.held.val()
+            & (self.dec.evc_in.val() | self.dec.svr_in.val())
+            & (!self.dec.hiword.val())
+        {
+            self.csel_r.d.next = self.dec.evc_sel.val();
+        }
+        if self.held.val() & self.dec.svr_in.val() & (!self.dec.hiword.val()) {
+            self.ssel_r.d.next = self.dec.evc_sel.val();
+        }
+        self.clo_r.d.next = self.held.val() & self.dec.evc_in.val() & (!self.dec.hiword.val());
         for n in 0..self.c_lo.len() {
             // AND-OR over the one-hot element selects (an OR tree, not a priority chain):
             // EVCNTRn and SVRn share element n's select, and so do EVTYPERn and SMRn.
             self.m_evc.next = 0.into();
-            if self.dec.evc_sel.val().get_bit(n) {
+            if self.csel_r.q.val().get_bit(n) {
                 self.m_evc.next = 0xFFFFu64.into();
             }
-            self.sel_lo_bits.next =
-                self.sel_lo_bits.val() | (self.c_lo[n].q.val() & self.m_evc.val());
-            self.sel_slo_bits.next =
-                self.sel_slo_bits.val() | (self.s_lo[n].q.val() & self.m_evc.val());
+            self.m_svr.next = 0.into();
+            if self.ssel_r.q.val().get_bit(n) {
+                self.m_svr.next = 0xFFFFu64.into();
+            }
+            self.t_c.next = self.c_lo[n].q.val() & self.m_evc.val();
+            self.t_s.next = self.s_lo[n].q.val() & self.m_svr.val();
+            if self.grp[n].val() == 0u64 {
+                self.gc0.next = self.gc0.val() | self.t_c.val();
+                self.gs0.next = self.gs0.val() | self.t_s.val();
+            }
+            if self.grp[n].val() == 1u64 {
+                self.gc1.next = self.gc1.val() | self.t_c.val();
+                self.gs1.next = self.gs1.val() | self.t_s.val();
+            }
+            if self.grp[n].val() == 2u64 {
+                self.gc2.next = self.gc2.val() | self.t_c.val();
+                self.gs2.next = self.gs2.val() | self.t_s.val();
+            }
+            if self.grp[n].val() == 3u64 {
+                self.gc3.next = self.gc3.val() | self.t_c.val();
+                self.gs3.next = self.gs3.val() | self.t_s.val();
+            }
             self.spend_or.next =
                 self.spend_or.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
             self.smpend_or.next = self.smpend_or.val()
@@ -1396,12 +1586,6 @@ impl Logic for RegFile {
             self.sel_spend.next = false;
             self.sel_smpend.next = false;
         }
-        // The addressed counter's low word and its shadow's: bits [31:L] from mid's prefetch
-        // (their pending carry added by the read mux's second stage), [L-1:0] from flip-flops.
-        self.sel_lo.next =
-            (self.mpf_v.val() << self.lo_shift.val()) | bit_cast::<32, 16>(self.sel_lo_bits.val());
-        self.sel_slo.next = (self.mspf_v.val() << self.lo_shift.val())
-            | bit_cast::<32, 16>(self.sel_slo_bits.val());
         // The addressed EVTYPER: the block RAM's word (read at the setup edge), or its reset
         // value when it has not been written since reset.
         self.sel_evtyper.next = self.evt_ram.read_data.val();
@@ -2201,9 +2385,7 @@ impl Logic for RegFile {
         // ---- MSI (docs/behaviour.md "MSI write master"): pending, issue when nothing is
         // outstanding; IRQ_CFG0.ADDR = 0 means no MSI. The payload is latched by the master.
         self.msi_want.next = self.msi_pend.q.val()
-            | (self.qual.val()
-                & self.msi_impl.val()
-                & ((self.cfg0.q.val() | self.cfg0_hi.q.val()).any()));
+            | (self.qual.val() & self.msi_impl.val() & self.msi_addr_nz.q.val());
         // A pending MSI is issued whatever IRQEN is now: its overflow qualified while IRQEN was 1
         // (10.5.2.7), so it is a prior MSI that an IRQEN 1 -> 0 update waits for (10.5.2.19).
         self.msi_issue.next = self.msi_want.val() & (!self.msi_busy.val());
@@ -2343,7 +2525,8 @@ impl Logic for RegFile {
                     self.rq_lo1.d.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
                 }
             } else {
-                self.rd_word.next = self.rd_word.val() | self.sel_lo.val();
+                // (Bits [L-1:0]: `rq_c*`; likewise for an SVR and the counter it sees.)
+                self.rd_word.next = self.rd_word.val() | (self.mpf_v.val() << self.lo_shift.val());
                 self.rq_addm.d.next = self.msel_pend.val();
             }
         }
@@ -2363,13 +2546,23 @@ impl Logic for RegFile {
                     self.rq_sl.d.next = self.svr_load.val();
                 }
             } else {
-                self.rd_word.next = self.rd_word.val() | self.sel_slo.val();
+                self.rd_word.next = self.rd_word.val() | (self.mspf_v.val() << self.lo_shift.val());
                 self.rq_addm.d.next = self.sel_smpend.val();
-                self.rq_ctr.d.next = self.sel_lo.val();
+                self.rq_ctr.d.next = self.mpf_v.val() << self.lo_shift.val();
                 self.rq_caddm.d.next = self.msel_pend.val();
                 self.rq_sl.d.next = self.svr_load.val();
             }
         }
+        // The low words' bits [L-1:0], per group (their selects are gated by region already).
+        self.rq_c0.d.next = self.gc0.val();
+        self.rq_c1.d.next = self.gc1.val();
+        self.rq_c2.d.next = self.gc2.val();
+        self.rq_c3.d.next = self.gc3.val();
+        self.rq_s0.d.next = self.gs0.val();
+        self.rq_s1.d.next = self.gs1.val();
+        self.rq_s2.d.next = self.gs2.val();
+        self.rq_s3.d.next = self.gs3.val();
+        self.rq_usec.d.next = self.clo_r.q.val();
         if self.evt_in.val() {
             self.rd_word.next = self.rd_word.val() | self.sel_evtyper.val();
         }
@@ -2381,6 +2574,15 @@ impl Logic for RegFile {
         if self.blocked.val() | (!self.req_rd.val()) {
             self.rq_word.d.next = 0.into();
             self.rq_misc.d.next = 0.into();
+            self.rq_c0.d.next = 0.into();
+            self.rq_c1.d.next = 0.into();
+            self.rq_c2.d.next = 0.into();
+            self.rq_c3.d.next = 0.into();
+            self.rq_s0.d.next = 0.into();
+            self.rq_s1.d.next = 0.into();
+            self.rq_s2.d.next = 0.into();
+            self.rq_s3.d.next = 0.into();
+            self.rq_usec.d.next = false;
             self.rq_add.d.next = false;
             self.rq_addm.d.next = false;
             self.rq_sl.d.next = false;
@@ -2424,6 +2626,17 @@ impl Logic for RegFile {
                     self.inc_cm.val() | (self.rq_ctr.q.val() & self.lo_mask32.val());
             }
         }
+        // Bits [L-1:0] of a low word (the groups are 0 for a high word).
+        self.rd_lo_c.next =
+            self.rq_c0.q.val() | self.rq_c1.q.val() | self.rq_c2.q.val() | self.rq_c3.q.val();
+        self.rd_lo_s.next =
+            self.rq_s0.q.val() | self.rq_s1.q.val() | self.rq_s2.q.val() | self.rq_s3.q.val();
+        if self.rq_usec.q.val() | self.rq_sl.q.val() {
+            self.rd_data.next = self.rd_data.val() | bit_cast::<32, 16>(self.rd_lo_c.val());
+        }
+        if !self.rq_sl.q.val() {
+            self.rd_data.next = self.rd_data.val() | bit_cast::<32, 16>(self.rd_lo_s.val());
+        }
         if !self.rq_done.q.val() {
             self.rd_data.next = 0.into();
         }
@@ -2447,5 +2660,7 @@ impl Logic for RegFile {
             self.snap_valid.d.next = false;
             self.irq_r.d.next = false;
         }
+        // (Last: after every assignment of IRQ_CFG0's next value, the reset's included.)
+        self.msi_addr_nz.d.next = (self.cfg0.d.val() | self.cfg0_hi.d.val()).any();
     }
 }

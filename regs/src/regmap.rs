@@ -959,10 +959,20 @@ impl RegisterMap {
             .unwrap_or_else(|| panic!("{id:?} is not implemented by this configuration"))
     }
 
+    /// The PADDR bits the block decodes: the smallest power-of-two window that holds page 0
+    /// and page 1 (`page1_offset` + 4 KiB), less one. Bits above it are ignored (the window
+    /// aliases through the address space), as an APB completer whose PSEL the interconnect
+    /// decodes: the address compares stay narrow (issue 11: the setup cycle's decode of the
+    /// live PADDR was among the slowest paths). docs/behaviour.md "Addresses".
+    pub fn addr_mask(&self) -> u32 {
+        ((self.page1_base as u64 + 0x1000).next_power_of_two() - 1) as u32
+    }
+
     /// The register and word an APB byte address selects; `None` is RAZ/WI.
-    /// Addresses are word aligned: the low two bits are ignored.
+    /// Addresses are word aligned: the low two bits are ignored, and so are the bits above
+    /// [`RegisterMap::addr_mask`].
     pub fn lookup(&self, addr: u32) -> Option<(&Register, Word)> {
-        let a = addr & !3;
+        let a = addr & !3 & self.addr_mask();
         self.regs.iter().find_map(|r| {
             if r.addr == a {
                 Some((r, Word::Low))
@@ -1035,7 +1045,7 @@ impl RegisterMap {
     /// Whether an APB address falls in the region of array register `id` (any element,
     /// implemented or not).
     pub fn in_region(&self, id: RegId, addr: u32) -> bool {
-        addr & !(self.array_extent(id) - 1) == self.array_base(id)
+        addr & self.addr_mask() & !(self.array_extent(id) - 1) == self.array_base(id)
     }
 
     /// Whether an APB address falls in the EVCNTR or SVR region of the counters' page (any
