@@ -1550,6 +1550,8 @@ impl Logic for RegFile {
             }
             self.t_c.next = self.c_lo[n].q.val() & self.m_evc.val();
             self.t_s.next = self.s_lo[n].q.val() & self.m_svr.val();
+            // (Four named groups, one branch each: a kernel cannot index locals by n / 16; the
+            // group constants fold away in the Verilog.)
             if self.grp[n].val() == 0u64 {
                 self.gc0.next = self.gc0.val() | self.t_c.val();
                 self.gs0.next = self.gs0.val() | self.t_s.val();
