@@ -68,6 +68,11 @@ pub struct ApbCompleter {
     /// A counter or shadow transfer is held in this cycle (a register): the register file's
     /// upper-word bank prefetches the addressed counter meanwhile.
     pub held: Signal<Out, Bit>,
+    /// A transfer is held or in its access cycle (`held | req_rd | req_wr`, as one register):
+    /// with the decoder's region flag, the upper-word banks' `tgt_any` is one AND of two
+    /// registers (16x64 seed 1 and 4x32 seed 2 of the sweep at e0c383e reached the banks' scan
+    /// enable through the OR of the three).
+    pub xfer: Signal<Out, Bit>,
     /// With filter tables: the register file's filter rebuild is pending or under way (its
     /// registers): a performed EVTYPER or SMR write completes only once it has swapped in.
     pub filt_busy: Signal<In, Bit>,
@@ -83,6 +88,7 @@ pub struct ApbCompleter {
     hold: DFF<Bit>,
     hold_left: DFF<Bits<4>>,
     hold_wr: DFF<Bit>,
+    xfer_r: DFF<Bit>,
     /// With filter tables: the next cycle is the access cycle of an EVTYPER or SMR write
     /// (`fw_acc`), and a filter write is waiting for its rebuild (`fw_wait`).
     fw_acc: DFF<Bit>,
@@ -143,6 +149,8 @@ impl ApbCompleter {
             req_root: Default::default(),
             held_wr_last: Default::default(),
             held: Default::default(),
+            xfer: Default::default(),
+            xfer_r: Default::default(),
             filt_busy: Default::default(),
             fw_acc: Default::default(),
             fw_wait: Default::default(),
@@ -179,7 +187,7 @@ impl Logic for ApbCompleter {
     fn update(&mut self) {
         dff_setup!(
             self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r, root_r, hold,
-            hold_left, hold_wr, fw_acc, fw_wait
+            hold_left, hold_wr, xfer_r, fw_acc, fw_wait
         );
         // The setup cycle registers the transfer; the access cycle performs it. A transfer to
         // the EVCNTR or SVR region is held first, and presented in the last held cycle.
@@ -213,6 +221,11 @@ impl Logic for ApbCompleter {
         self.ns_r.d.next = self.pprot.val().get_bit(1);
         self.root_r.d.next = self.pnse.val() & (!self.pprot.val().get_bit(1));
         self.held.next = self.hold.q.val();
+        // The next cycle is held (hold's D) or an access cycle (setup_rd's or setup_wr's D):
+        // a hold that goes on, or is presented, unless reset; or a setup (`setup_now` is 0 in
+        // a reset cycle).
+        self.xfer_r.d.next = (self.hold.q.val() & (!self.rst.val())) | self.setup_now.val();
+        self.xfer.next = self.xfer_r.q.val();
         self.req_rd.next = self.setup_rd.q.val();
         self.req_wr.next = self.setup_wr.q.val();
         self.req_addr.next = self.addr_r.q.val();
@@ -277,6 +290,11 @@ mod tests {
             uut.paddr.next = (paddr as u64).into();
             uut.rst.next = !presetn;
             settle(uut, "the APB completer");
+            assert_eq!(
+                uut.xfer.val(),
+                uut.held.val() | uut.req_rd.val() | uut.req_wr.val(),
+                "xfer is held | req_rd | req_wr in every cycle"
+            );
             seen.push(Seen {
                 pready: uut.pready.val(),
                 req_rd: uut.req_rd.val(),

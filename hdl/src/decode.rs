@@ -92,6 +92,9 @@ pub struct AddrDecode {
     /// EVCNTR or SVR element (address bit 2 with counters wider than 32 bits).
     pub evc_in: Signal<Out, Bit>,
     pub svr_in: Signal<Out, Bit>,
+    /// `evc_in | svr_in` as one register (the upper-word banks' `tgt_any` is this AND the
+    /// completer's `xfer`: two registers, no OR in front of the banks' choice of row).
+    pub ctr_in: Signal<Out, Bit>,
     pub evt_in: Signal<Out, Bit>,
     pub smr_in: Signal<Out, Bit>,
     pub hiword: Signal<Out, Bit>,
@@ -103,6 +106,7 @@ pub struct AddrDecode {
     ro_r: DFF<Bits<32>>,
     evc_in_r: DFF<Bit>,
     svr_in_r: DFF<Bit>,
+    ctr_in_r: DFF<Bit>,
     evt_in_r: DFF<Bit>,
     smr_in_r: DFF<Bit>,
     hiword_r: DFF<Bit>,
@@ -242,6 +246,7 @@ impl AddrDecode {
             ro_val: Default::default(),
             evc_in: Default::default(),
             svr_in: Default::default(),
+            ctr_in: Default::default(),
             evt_in: Default::default(),
             smr_in: Default::default(),
             hiword: Default::default(),
@@ -252,6 +257,7 @@ impl AddrDecode {
             ro_r: Default::default(),
             evc_in_r: Default::default(),
             svr_in_r: Default::default(),
+            ctr_in_r: Default::default(),
             evt_in_r: Default::default(),
             smr_in_r: Default::default(),
             hiword_r: Default::default(),
@@ -295,8 +301,8 @@ impl Logic for AddrDecode {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hit_r, hit_capr_r, ro_r, evc_in_r, svr_in_r, evt_in_r, smr_in_r, hiword_r,
-            evc_sel_r, arr_sel_r
+            self, clock, hit_r, hit_capr_r, ro_r, evc_in_r, svr_in_r, ctr_in_r, evt_in_r, smr_in_r,
+            hiword_r, evc_sel_r, arr_sel_r
         );
         // The low two bits of PADDR are ignored, and so are the bits above the decoded window
         // (docs/behaviour.md "Addresses").
@@ -321,6 +327,11 @@ impl Logic for AddrDecode {
             & (self.evc_rel.val() < self.evc_lim.val());
         self.svr_in_r.d.next = self.capture_impl.val()
             & ((self.word.val() & self.evc_region.val()) == self.svr_base.val())
+            & (self.evc_rel.val() < self.evc_lim.val());
+        // (The two regions' OR: one region compare, since both share the region mask.)
+        self.ctr_in_r.d.next = (((self.word.val() & self.evc_region.val()) == self.evc_base.val())
+            | (self.capture_impl.val()
+                & ((self.word.val() & self.evc_region.val()) == self.svr_base.val())))
             & (self.evc_rel.val() < self.evc_lim.val());
         self.evt_in_r.d.next = ((self.word.val() & self.evt_region.val()) == self.evt_base.val())
             & (self.arr_rel.val() < self.evt_lim.val());
@@ -361,6 +372,7 @@ impl Logic for AddrDecode {
         self.ro_val.next = self.ro_r.q.val();
         self.evc_in.next = self.evc_in_r.q.val();
         self.svr_in.next = self.svr_in_r.q.val();
+        self.ctr_in.next = self.ctr_in_r.q.val();
         self.evt_in.next = self.evt_in_r.q.val();
         self.smr_in.next = self.smr_in_r.q.val();
         self.hiword.next = self.hiword_r.q.val();
@@ -385,6 +397,8 @@ mod tests {
         capr: bool,
         ro_val: u32,
         regions: [bool; 4],
+        /// The EVCNTR or SVR region (`ctr_in`).
+        ctr_in: bool,
         hiword: bool,
         evc_sel: u64,
         arr_sel: u64,
@@ -435,6 +449,7 @@ mod tests {
                 uut.evt_in.val(),
                 uut.smr_in.val(),
             ],
+            ctr_in: uut.ctr_in.val(),
             hiword: uut.hiword.val(),
             evc_sel: b64(&uut.evc_sel),
             arr_sel: b64(&uut.arr_sel),
@@ -462,8 +477,8 @@ mod tests {
         o.hiword = hi && cfg.wide_counters();
         match id {
             RegId::Capr => o.capr = true,
-            RegId::Evcntr(n) => (o.regions[0], o.evc_sel) = (true, 1 << n),
-            RegId::Svr(n) => (o.regions[1], o.evc_sel) = (true, 1 << n),
+            RegId::Evcntr(n) => (o.regions[0], o.ctr_in, o.evc_sel) = (true, true, 1 << n),
+            RegId::Svr(n) => (o.regions[1], o.ctr_in, o.evc_sel) = (true, true, 1 << n),
             RegId::Evtyper(n) => (o.regions[2], o.arr_sel) = (true, 1 << n),
             RegId::Smr(n) => (o.regions[3], o.arr_sel) = (true, 1 << n),
             _ => {}

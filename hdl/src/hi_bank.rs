@@ -439,7 +439,8 @@ impl Logic for HiBank {
         // (registered at B's edge: that edge's `wr`, `wr_r` (A's), the skip, a reset).
         self.d.next = self.d_r.q.val();
         // d + 1 as two 16-bit carry chains side by side: the upper half takes +1 when the lower
-        // half is all ones (`lo16_r`, from phase B), not a 32-bit chain behind `d_r`.
+        // half is all ones (`lo16_r`, from phase B), not a 32-bit chain behind `d_r` (the
+        // register file's read stage 2 and its pair sum `psum{k}` split their adds the same way).
         self.inc_lo16.next = (self.d.val() + 1u64) & 0xFFFFu64;
         self.inc_hi16.next = ((self.d.val() >> 16u64) + 1u64) << 16u64;
         self.new_hi.next = self.d.val();

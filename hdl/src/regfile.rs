@@ -49,8 +49,9 @@
 //!   EVCNTR write: its outcome staged during the hold from mpf and pf (for each pending carry
 //!   = 0 and 1: the row, all ones / all ones less one, a pair's wrap); the access cycle selects
 //!   by the pending carries; every EVCNTR write rewrites both rows (pending carries folded in)
-//!   capture (CAPR, CAPT_REQ) at edge t ──► cap_r ──┐
-//!   ovf & OVFCAP at edge t ──► ovf_cap_r (per ctr) ─┴─ OR ──► SVRn := counter n's q at t+1
+//!   capture (CAPR, CAPT_REQ) at edge t ──────────┐
+//!   ovf & OVFCAP at edge t ──► OR per group ─────┴─► cap_grp_r (<= 16 groups) ──► OR ──►
+//!        SVRn := counter n's q at t+1
 //!   (reads in cycle t+1 see the counter: the value after edge t, as the contract says)
 //!   ovf & INTEN at edge t ──► ovf_int_r (per ctr), IRQEN ──► irqen_r
 //!     ──► OR & irqen_r (qualifying, in cycle t+1) ──► irq pulse in t+2; with ADDR != 0 ──► MSI
@@ -83,6 +84,12 @@ use rust_hdl::prelude::*;
 
 /// Address bits of EVTYPER's readback block RAM (64 words: the largest configuration).
 pub const EVTYPER_RAM_IDX_BITS: usize = BRAM_ADDR_BITS;
+/// Counters per group of the capture request's first OR (`cap_grp_r`): at most 16 groups, so
+/// the OR after the register is two LUT levels; 1 up to 16 counters (no OR before it), 2 up
+/// to 32, 4 up to 64.
+const fn cap_group(counters: usize) -> usize {
+    counters.div_ceil(16)
+}
 
 /// A fault planted in a block of the register file, for the tests that must catch it
 /// (tests/planted_faults.rs).
@@ -113,6 +120,9 @@ pub struct RegFile {
     pub held_wr_last: Signal<In, Bit>,
     /// A counter or shadow transfer is held in this cycle (the APB completer's register).
     pub held: Signal<In, Bit>,
+    /// A transfer is held or in its access cycle (the completer's register: `held | req_rd |
+    /// req_wr`).
+    pub xfer: Signal<In, Bit>,
     /// The lane inputs of the previous cycle (registered by the top block: the match stage):
     /// the events are 0 when the lane was not valid; `lane_acc` is the security state as a
     /// one-hot of the `acc` codes, 0 for a Root or SA access with a StreamID (10.4.2).
@@ -448,12 +458,28 @@ pub struct RegFile {
     /// still (the request, the pair registers, the prefetched upper word `pf`, which the bank
     /// leaves alone while the counter is addressed), for both values of the counter's pending
     /// carry in the access cycle (k = 0, 1: upper value pf + k): stage 1 `pf1_r` = pf + 1,
-    /// `ph_r` = H, `hb_r` = H - B; stage 2 the new upper word `cand{k}_r` (hi + k; the written
+    /// `ph_r` = H, and `hb_r` = H - B a cycle after `ph_r` (from it: the request's byte merge
+    /// and the 32-bit subtraction are not one path; H is still from the request's registers
+    /// from the hold's second cycle, long before `pf` is ready); stage 2 the new upper word `cand{k}_r` (hi + k; the written
     /// bytes over it; or a pair's H + c = (H - B) + hi + k); stage 3 whether it is all ones, all
     /// ones less one, and (a pair) whether H + c wrapped. The access cycle only selects by the
     /// pending carry: no adder or compare sits between the pending carries and the bank or OVS.
     pair_pre: Signal<Local, Bit>,
     pf1_r: DFF<Bits<32>>,
+    /// A pair's H + c = hb + (pf + k) as a carry select (16x64 seed 3 at 95 MHz ran through
+    /// the 32-bit chain): the low halves' sum (`pl{k}`, bit 16 its carry) beside the upper
+    /// halves' sums without and with that carry (`ph{k}0`, `ph{k}1`; the second from `hbx_r`
+    /// = hb + 2^16, registered a cycle after `hb_r`), selected by the carry. The same two
+    /// 16-bit chains as the upper banks' `d + 1` (hi_bank.rs, phase C).
+    hbx_r: DFF<Bits<32>>,
+    pl0: Signal<Local, Bits<32>>,
+    pl1: Signal<Local, Bits<32>>,
+    ph00: Signal<Local, Bits<32>>,
+    ph01: Signal<Local, Bits<32>>,
+    ph10: Signal<Local, Bits<32>>,
+    ph11: Signal<Local, Bits<32>>,
+    psum0: Signal<Local, Bits<32>>,
+    psum1: Signal<Local, Bits<32>>,
     ph_r: DFF<Bits<32>>,
     hb_r: DFF<Bits<32>>,
     cand0_r: DFF<Bits<32>>,
@@ -484,10 +510,9 @@ pub struct RegFile {
     lo_bmask: Signal<Local, Bits<16>>,
     lo_wbits: Signal<Local, Bits<16>>,
     /// The addressed counter's pending carry selects: its outcome is all ones, all ones less
-    /// one, and (a pair) H + c wrapped.
+    /// one (a pair's wrap, `wrap{k}_r`, is selected in the counter's own logic).
     wr_ones: Signal<Local, Bit>,
     wr_m1: Signal<Local, Bit>,
-    wr_wrap: Signal<Local, Bit>,
     capt_ack_r: DFF<Bit>,
     export_r: DFF<Bits<64>>,
     /// Shadow values (10.5.2.3), kept like the counters: bits [15:0], the upper bank's pending
@@ -510,17 +535,22 @@ pub struct RegFile {
     /// Per counter: overflowed at this edge with EVTYPERn.OVFCAP = 1.
     ovfcap_pack: BitPack,
     /// The overflows of the last edge, registered before any OR over the counters: those with
-    /// INTEN = 1 (`ovf_int_r`, with IRQEN of that cycle in `irqen_r`: the qualifying edge) and
-    /// those with OVFCAP = 1 (`ovf_cap_r`: a capture at that edge).
+    /// INTEN = 1 (`ovf_int_r`, with IRQEN of that cycle in `irqen_r`: the qualifying edge).
     ovf_int_r: DFF<Bits<64>>,
-    ovf_cap_r: DFF<Bits<64>>,
+    /// A capture at the last edge, per group of [`cap_group`] counters: bit g is the OR of
+    /// group g's counters overflowing with OVFCAP = 1, and bit 0 also CAPR.CAPTURE or the
+    /// external request (`cap_now`). The OR within a group sits before the register, the OR
+    /// of the at most 16 groups after it: `svr_load` fans out to every shadow's enable from two
+    /// LUT levels, not three (32x32 filter tables, seed 2 of the sweep at e0c383e: 92.5 MHz),
+    /// and the overflow's path into the register gains at most an OR of four (64 counters).
+    cap_grp_r: DFF<Bits<16>>,
+    capg_pack: BitPack,
+    /// The counters of group g.
+    cap_grp_mask: Vec<Constant<Bits<64>>>,
     irqen_r: DFF<Bit>,
     /// The SVRs load the counters' q at this edge: a capture happened at the last edge.
     svr_load: Signal<Local, Bit>,
     cap_now: Signal<Local, Bit>,
-    /// A capture happened at the previous edge: the SVRs take the counters' registered values
-    /// at this edge, and reads of this cycle see those values (docs/behaviour.md "Capture").
-    cap_r: DFF<Bit>,
     /// SVRn of the addressed counter as a read sees it (the counter itself while `cap_r`).
     svr_hi_now: Signal<Local, Bits<32>>,
     svr_hi_add: Signal<Local, Bit>,
@@ -1021,6 +1051,7 @@ impl RegFile {
             paddr: Default::default(),
             held_wr_last: Default::default(),
             held: Default::default(),
+            xfer: Default::default(),
             fd_sel: Default::default(),
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
@@ -1232,6 +1263,15 @@ impl RegFile {
             pair_h: Default::default(),
             pair_pre: Default::default(),
             pf1_r: Default::default(),
+            hbx_r: Default::default(),
+            pl0: Default::default(),
+            pl1: Default::default(),
+            ph00: Default::default(),
+            ph01: Default::default(),
+            ph10: Default::default(),
+            ph11: Default::default(),
+            psum0: Default::default(),
+            psum1: Default::default(),
             ph_r: Default::default(),
             hb_r: Default::default(),
             cand0_r: Default::default(),
@@ -1260,7 +1300,6 @@ impl RegFile {
             lo_wbits: Default::default(),
             wr_ones: Default::default(),
             wr_m1: Default::default(),
-            wr_wrap: Default::default(),
             msi_owed_next: Default::default(),
             capt_ack_r: Default::default(),
             export_r: Default::default(),
@@ -1281,11 +1320,18 @@ impl RegFile {
             msi_want: Default::default(),
             ovfcap_pack: BitPack::new(n),
             ovf_int_r: Default::default(),
-            ovf_cap_r: Default::default(),
+            cap_grp_r: Default::default(),
+            capg_pack: BitPack::new(n.div_ceil(cap_group(n))),
+            cap_grp_mask: (0..n.div_ceil(cap_group(n)))
+                .map(|g| {
+                    let group = ((1u64 << cap_group(n)) - 1) << (g * cap_group(n));
+                    let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+                    Constant::new((group & all).into())
+                })
+                .collect(),
             irqen_r: Default::default(),
             svr_load: Default::default(),
             cap_now: Default::default(),
-            cap_r: Default::default(),
             svr_hi_now: Default::default(),
             svr_hi_add: Default::default(),
             svr_in: Default::default(),
@@ -1377,9 +1423,8 @@ impl Logic for RegFile {
             pair_open,
             pair_key,
             pair_base,
-            cap_r,
             ovf_int_r,
-            ovf_cap_r,
+            cap_grp_r,
             irqen_r,
             fd_evt,
             fd_smr,
@@ -1395,6 +1440,7 @@ impl Logic for RegFile {
             rq_add,
             rq_done,
             pf1_r,
+            hbx_r,
             ph_r,
             hb_r,
             cand0_r,
@@ -1612,7 +1658,7 @@ impl Logic for RegFile {
         // The SVRs are written one edge after their capture (from the counters' registers, so no
         // adder and no overflow logic sits in front of 2 x 32 x counters enables); in between,
         // the counter's value is the captured one.
-        self.svr_load.next = self.cap_r.q.val() | self.ovf_cap_r.q.val().any();
+        self.svr_load.next = self.cap_grp_r.q.val().any();
         self.svrl_r.d.next = self.svr_load.val();
         self.svr_hi_now.next = self.spf_v.val();
         self.svr_hi_add.next = self.sel_spend.val();
@@ -1642,7 +1688,22 @@ impl Logic for RegFile {
             & (self.evc_rel.val() == self.pair_key.q.val());
         self.pf1_r.d.next = (self.pf_v.val() + 1u64) & self.hi_max.val();
         self.ph_r.d.next = self.pair_h.val();
-        self.hb_r.d.next = (self.pair_h.val() - self.pair_base.q.val()) & self.hi_max.val();
+        self.hb_r.d.next = (self.ph_r.q.val() - self.pair_base.q.val()) & self.hi_max.val();
+        self.hbx_r.d.next = self.hb_r.q.val() + 0x1_0000u64;
+        self.pl0.next = (self.hb_r.q.val() & 0xFFFFu64) + (self.pf_v.val() & 0xFFFFu64);
+        self.pl1.next = (self.hb_r.q.val() & 0xFFFFu64) + (self.pf1_r.q.val() & 0xFFFFu64);
+        self.ph00.next = ((self.hb_r.q.val() >> 16u64) + (self.pf_v.val() >> 16u64)) << 16u64;
+        self.ph01.next = ((self.hbx_r.q.val() >> 16u64) + (self.pf_v.val() >> 16u64)) << 16u64;
+        self.ph10.next = ((self.hb_r.q.val() >> 16u64) + (self.pf1_r.q.val() >> 16u64)) << 16u64;
+        self.ph11.next = ((self.hbx_r.q.val() >> 16u64) + (self.pf1_r.q.val() >> 16u64)) << 16u64;
+        self.psum0.next = self.ph00.val() | (self.pl0.val() & 0xFFFFu64);
+        if self.pl0.val().get_bit(16) {
+            self.psum0.next = self.ph01.val() | (self.pl0.val() & 0xFFFFu64);
+        }
+        self.psum1.next = self.ph10.val() | (self.pl1.val() & 0xFFFFu64);
+        if self.pl1.val().get_bit(16) {
+            self.psum1.next = self.ph11.val() | (self.pl1.val() & 0xFFFFu64);
+        }
         self.cand0_r.d.next = self.pf_v.val();
         self.cand1_r.d.next = self.pf1_r.q.val();
         if self.evc_hiword.val() {
@@ -1651,8 +1712,8 @@ impl Logic for RegFile {
             self.cand1_r.d.next =
                 ((self.pf1_r.q.val() & (!self.bmask.val())) | self.wbits.val()) & self.hi_max.val();
             if self.pair_pre.val() {
-                self.cand0_r.d.next = (self.hb_r.q.val() + self.pf_v.val()) & self.hi_max.val();
-                self.cand1_r.d.next = (self.hb_r.q.val() + self.pf1_r.q.val()) & self.hi_max.val();
+                self.cand0_r.d.next = self.psum0.val() & self.hi_max.val();
+                self.cand1_r.d.next = self.psum1.val() & self.hi_max.val();
             }
         }
         self.ones0_r.d.next = self.cand0_r.q.val() == self.hi_max.val();
@@ -1688,11 +1749,9 @@ impl Logic for RegFile {
         }
         self.wr_ones.next = self.ones0_r.q.val();
         self.wr_m1.next = self.m10_r.q.val();
-        self.wr_wrap.next = self.wrap0_r.q.val();
         if self.sel_pend.val() {
             self.wr_ones.next = self.ones1_r.q.val();
             self.wr_m1.next = self.m11_r.q.val();
-            self.wr_wrap.next = self.wrap1_r.q.val();
         }
         if self.wr_ok.val() & self.evc_in.val() {
             self.pair_open.d.next = self.wide.val() & (!self.evc_hiword.val());
@@ -2192,9 +2251,17 @@ impl Logic for RegFile {
                     (self.lo_next.val() & (!self.lo_bmask.val())) | self.lo_wbits.val();
             }
             // The upper word is written in the bank (`bank_wr_val`); a paired write counts at
-            // this edge, and its overflow is the rebase's (`pair_wr_r`).
+            // this edge, and its overflow is the rebase's (`pair_wr_r`). The candidates are
+            // selected by the counter's own pending carry, which is `sel_pend` for the addressed
+            // counter in its access cycle (the bank leaves it alone from the hold's fifth
+            // cycle): not by `sel_pend`, whose fanout (every write candidate) made it the 16x64
+            // path from `selc_r` into OVS's export at 94.5 MHz.
             if self.pair_wr_r.q.val() & self.dec.evc_sel.val().get_bit(n) {
-                self.ovf.next = (self.carry.val() & self.wr_ones.val()) | self.wr_wrap.val();
+                self.ovf.next = (self.carry.val() & self.ones0_r.q.val()) | self.wrap0_r.q.val();
+                if self.pend_v.val().get_bit(n) {
+                    self.ovf.next =
+                        (self.carry.val() & self.ones1_r.q.val()) | self.wrap1_r.q.val();
+                }
             }
             if self.wr_evt.val() {
                 self.c_ovfcap[n].d.next =
@@ -2223,17 +2290,23 @@ impl Logic for RegFile {
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. A capture
-        // at this edge takes every counter's value after this edge: registered in `cap_r` and
-        // `ovf_cap_r` (the OR over the counters comes after the register), the SVRs load the
-        // counters' q at the next edge, and reads see the counters meanwhile. -----
+        // at this edge takes every counter's value after this edge: registered per group of
+        // counters in `cap_grp_r` (the OR over the groups comes after the register), the
+        // SVRs load the counters' q at the next edge, and reads see the counters meanwhile. -----
         self.capt_ack_r.d.next = self.capture_impl.val() & self.capt_req.val();
         self.cap_now.next = self.capture_impl.val()
             & ((self.wr_ok.val() & self.dec.capr.val() & self.wbits.val().get_bit(0))
                 | (self.capt_req.val() & (!self.capt_ack_r.q.val())));
-        self.cap_r.d.next = self.cap_now.val() & (!self.rst.val());
-        self.ovf_cap_r.d.next = 0.into();
+        for g in 0..self.cap_grp_mask.len() {
+            self.capg_pack.bits[g].next =
+                (self.ovfcap_pack.word.val() & self.cap_grp_mask[g].val()).any();
+        }
+        self.cap_grp_r.d.next = 0.into();
         if self.capture_impl.val() & (!self.rst.val()) {
-            self.ovf_cap_r.d.next = self.ovfcap_pack.word.val();
+            self.cap_grp_r.d.next = bit_cast::<16, 64>(self.capg_pack.word.val());
+            if self.cap_now.val() {
+                self.cap_grp_r.d.next = bit_cast::<16, 64>(self.capg_pack.word.val()) | 1u64;
+            }
         }
         for n in 0..self.s_lo.len() {
             self.s_lo[n].clock.next = self.clock.val();
@@ -2269,9 +2342,9 @@ impl Logic for RegFile {
         self.mid.carry.next = self.mcarry_pack.word.val();
         self.mid.paddr.next = self.paddr.val();
         // The addressed element: an EVCNTR or SVR transfer held or in its access cycle (from
-        // registers; the decoder's select needs no gate, the banks take the bit beside it).
-        self.bank_tgt_any.next = (self.dec.evc_in.val() | self.dec.svr_in.val())
-            & (self.held.val() | self.req_rd.val() | self.req_wr.val());
+        // registers; the decoder's select needs no gate, the banks take the bit beside it):
+        // one AND of two registers.
+        self.bank_tgt_any.next = self.dec.ctr_in.val() & self.xfer.val();
         self.mid.tgt_sel.next = self.dec.evc_sel.val();
         self.mid.tgt_any.next = self.bank_tgt_any.val();
         // The write is performed in the cycle after its last held cycle, which `bank_wr_r`

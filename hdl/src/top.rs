@@ -187,6 +187,7 @@ impl Logic for PmcgCore {
         self.regs.paddr.next = self.paddr.val();
         self.regs.held_wr_last.next = self.apb.held_wr_last.val();
         self.regs.held.next = self.apb.held.val();
+        self.regs.xfer.next = self.apb.xfer.val();
         self.apb.filt_busy.next = self.regs.filt_busy.val();
         self.regs.req_wdata.next = self.apb.req_wdata.val();
         self.regs.req_strb.next = self.apb.req_strb.val();
