@@ -459,8 +459,8 @@ pub struct RegFile {
     /// leaves alone while the counter is addressed), for both values of the counter's pending
     /// carry in the access cycle (k = 0, 1: upper value pf + k): stage 1 `pf1_r` = pf + 1,
     /// `ph_r` = H, and `hb_r` = H - B a cycle after `ph_r` (from it: the request's byte merge
-    /// and the 32-bit subtraction are not one path; H is still from the request's registers
-    /// from the hold's second cycle, long before `pf` is ready); stage 2 the new upper word `cand{k}_r` (hi + k; the written
+    /// and the 32-bit subtraction are not one path; right from the hold's third cycle, long
+    /// before `pf` is ready); stage 2 the new upper word `cand{k}_r` (hi + k; the written
     /// bytes over it; or a pair's H + c = (H - B) + hi + k); stage 3 whether it is all ones, all
     /// ones less one, and (a pair) whether H + c wrapped. The access cycle only selects by the
     /// pending carry: no adder or compare sits between the pending carries and the bank or OVS.
@@ -551,7 +551,7 @@ pub struct RegFile {
     /// The SVRs load the counters' q at this edge: a capture happened at the last edge.
     svr_load: Signal<Local, Bit>,
     cap_now: Signal<Local, Bit>,
-    /// SVRn of the addressed counter as a read sees it (the counter itself while `cap_r`).
+    /// SVRn of the addressed counter as a read sees it (the counter itself while `svr_load`).
     svr_hi_now: Signal<Local, Bits<32>>,
     svr_hi_add: Signal<Local, Bit>,
     svr_in: Signal<Local, Bit>,
