@@ -101,7 +101,8 @@ fn allowed_warning(line: &str) -> bool {
         // (tests/hi_bank.rs); the register file relies on the hold's length instead. A bank's
         // `idx_word`: PADDR shifted to its element index, of which it registers 6 bits.
         // With 32-bit counters there is no upper bank: the register file's values for it
-        // (`bank_wr_val`, `wr_m1`) go nowhere; `at_max_v`, `m_at_max_v`: one bit per counter.
+        // (`bank_wr_val`, `wr_m1`, `wr_ones`) go nowhere; `at_max_v`, `m_at_max_v`: one bit per
+        // counter.
         "UNUSEDSIGNAL" => {
             line.contains("'pprot'[2,0]")
                 || line.contains("of signal are not used: 'dec$evc_sel'[63:")
@@ -113,6 +114,7 @@ fn allowed_warning(line: &str) -> bool {
                 || line.contains("of signal are not used: 'idx_word'[31:6]")
                 || line.contains("Signal is not used: 'bank_wr_val'")
                 || line.contains("Signal is not used: 'wr_m1'")
+                || line.contains("Signal is not used: 'wr_ones'")
                 || line.contains("of signal are not used: 'at_max_v'[63:")
                 || line.contains("of signal are not used: 'm_at_max_v'[63:")
                 // The filter tables' hit words: 64 bits, one per counter.
