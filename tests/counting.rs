@@ -532,9 +532,17 @@ fn evtyper_change_takes_effect_one_cycle_after_the_write() {
                 &format!("event {a:#x} changed to {b:#x} at edge {t}"),
             );
             // Counter 1: event 0 changed to 0xFFFF (unsupported) at t1, back to 0 at t2: it
-            // counts edges up to t1 + 1 and from t2 + 2.
+            // counts edges up to t1 + 1 and from t2 + 2 (and from CR.E's edge `on` it counts
+            // from on + 2, up to off + 1). Checked in between too (it holds while 0xFFFF is
+            // selected): a switch late both ways would cancel in the total.
             let t1 = p.set_event(d, 1, 0xFFFF);
             d.idle(5);
+            p.check(
+                d,
+                1,
+                (t1 + 1) - (on + 2) + 1,
+                &format!("event 0 until edge {t1}, then 0xFFFF"),
+            );
             let t2 = p.set_event(d, 1, 0);
             d.idle(3);
             let off = p.stop(d);

@@ -118,6 +118,9 @@ pub struct AddrDecode {
     word: Signal<Local, Bits<32>>,
     evc_rel: Signal<Local, Bits<32>>,
     arr_rel: Signal<Local, Bits<32>>,
+    /// The address is in the EVCNTR region, in the SVR region (within the implemented elements).
+    evc_now: Signal<Local, Bit>,
+    svr_now: Signal<Local, Bit>,
     ro_now: Signal<Local, Bits<32>>,
     hit_addr: Vec<Constant<Bits<32>>>,
     capr_addr: Constant<Bits<32>>,
@@ -269,6 +272,8 @@ impl AddrDecode {
             word: Default::default(),
             evc_rel: Default::default(),
             arr_rel: Default::default(),
+            evc_now: Default::default(),
+            svr_now: Default::default(),
             ro_now: Default::default(),
             hit_addr: SINGLE_REGS
                 .iter()
@@ -323,16 +328,16 @@ impl Logic for AddrDecode {
         // bits and the region test a masked compare.
         self.evc_rel.next = self.word.val() & self.evc_rel_mask.val();
         self.arr_rel.next = self.word.val() & self.arr_rel_mask.val();
-        self.evc_in_r.d.next = ((self.word.val() & self.evc_region.val()) == self.evc_base.val())
+        // Each of the two regions is one compare of the masked word and the element limit;
+        // `ctr_in` is their OR, registered beside them.
+        self.evc_now.next = ((self.word.val() & self.evc_region.val()) == self.evc_base.val())
             & (self.evc_rel.val() < self.evc_lim.val());
-        self.svr_in_r.d.next = self.capture_impl.val()
+        self.svr_now.next = self.capture_impl.val()
             & ((self.word.val() & self.evc_region.val()) == self.svr_base.val())
             & (self.evc_rel.val() < self.evc_lim.val());
-        // (The two regions' OR: one region compare, since both share the region mask.)
-        self.ctr_in_r.d.next = (((self.word.val() & self.evc_region.val()) == self.evc_base.val())
-            | (self.capture_impl.val()
-                & ((self.word.val() & self.evc_region.val()) == self.svr_base.val())))
-            & (self.evc_rel.val() < self.evc_lim.val());
+        self.evc_in_r.d.next = self.evc_now.val();
+        self.svr_in_r.d.next = self.svr_now.val();
+        self.ctr_in_r.d.next = self.evc_now.val() | self.svr_now.val();
         self.evt_in_r.d.next = ((self.word.val() & self.evt_region.val()) == self.evt_base.val())
             & (self.arr_rel.val() < self.evt_lim.val());
         self.smr_in_r.d.next = ((self.word.val() & self.evt_region.val()) == self.smr_base.val())

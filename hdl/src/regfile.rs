@@ -388,7 +388,6 @@ pub struct RegFile {
     /// The EVCNTR element offset mask (without the high-word bit of 64-bit counters): the pair
     /// register's key.
     evc_rel_mask: Constant<Bits<32>>,
-    event_mask: Constant<Bits<32>>,
     /// Lane event table: event number and its decode (its bit in the lane event vector).
     lane_ev_id: Vec<Constant<Bits<32>>>,
     lane_ev_sel: Vec<Constant<Bits<7>>>,
@@ -436,6 +435,22 @@ pub struct RegFile {
     /// filter (CARE, mode; SMRn) and event selection, so the write's address decode, merge and
     /// the filter decode are not one path.
     fd_evt: DFF<Bits<32>>,
+    /// The event decode's compares of `fd_evt`, registered with it from the same value, per
+    /// nibble j of EVENT: bit j of `fd_cyc`, nibble j is 0 (event 0, cycles, when all four are
+    /// set); bit j of `fd_nib[k]`, nibble j is lane k's event's (lane k's event when all four
+    /// are set). `dec_sel` is built from these flip-flops, not from 16-bit compares in front
+    /// of every counter's event selection (32x32's sweep seeds ran there), and the match
+    /// registers' event-0 term reads `fd_cyc` (`cyc_nx`). Nibbles, not whole compares: the
+    /// block-RAM read, the write's merge and a whole compare were five LUT levels.
+    fd_cyc: DFF<Bits<4>>,
+    fd_nib: Vec<DFF<Bits<4>>>,
+    /// The EVTYPER value `fd_evt` loads at an EVTYPER/SMR write, and its nibble compares with
+    /// one lane event's.
+    evt_ld: Signal<Local, Bits<32>>,
+    nib_eq: Signal<Local, Bits<4>>,
+    cz_eq: Signal<Local, Bits<4>>,
+    /// Bit 6 of counter n's event selection after this edge (`sel_nx`), from registers only.
+    cyc_nx: Signal<Local, Bit>,
     fd_smr: DFF<Bits<32>>,
     /// A filter load is due (any EVTYPER/SMR write), an event-selection load (EVTYPER), and the
     /// write was EVTYPER0/SMR0 (the global filter's).
@@ -860,6 +875,10 @@ impl RegFile {
             "the event decode compares EVENT in place"
         );
         let lane_ids = cfg.lane_event_ids();
+        assert!(
+            !lane_ids.contains(&0) && event_field.mask() == 0xFFFF,
+            "the event decode's flags (`fd_cyc`, `fd_nib`): lane events are not event 0, EVENT is 16 bits"
+        );
         let lanes = cfg.lanes as usize;
         // Bits [L-1:0] of each counter in flip-flops, [31:L] in `mid` (whose rows start at 0:
         // fresh, hi_bank.rs), so the counters' reset value has no bit set there.
@@ -1223,7 +1242,6 @@ impl RegFile {
             cfg1_wmask: c32(wmask(RegId::IrqCfg1)),
             cfg2_wmask: c32(wmask(RegId::IrqCfg2)),
             evc_rel_mask: c32(evc_rel_mask),
-            event_mask: c32(event_field.mask()),
             lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
             lane_ev_sel: (0..lane_ids.len())
                 .map(|k| Constant::new(event_sel(false, true, k as u32).into()))
@@ -1250,6 +1268,12 @@ impl RegFile {
             msi_addr_nz: Default::default(),
             pair_open: Default::default(),
             fd_evt: Default::default(),
+            fd_cyc: Default::default(),
+            fd_nib: lane_ids.iter().map(|_| Default::default()).collect(),
+            evt_ld: Default::default(),
+            nib_eq: Default::default(),
+            cz_eq: Default::default(),
+            cyc_nx: Default::default(),
             fd_smr: Default::default(),
             fd_filt: Default::default(),
             fd_evtw: Default::default(),
@@ -1323,11 +1347,8 @@ impl RegFile {
             cap_grp_r: Default::default(),
             capg_pack: BitPack::new(n.div_ceil(cap_group(n))),
             cap_grp_mask: (0..n.div_ceil(cap_group(n)))
-                .map(|g| {
-                    let group = ((1u64 << cap_group(n)) - 1) << (g * cap_group(n));
-                    let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-                    Constant::new((group & all).into())
-                })
+                // The pack's bits above the counters are 0: no mask of the counters needed.
+                .map(|g| Constant::new((((1u64 << cap_group(n)) - 1) << (g * cap_group(n))).into()))
                 .collect(),
             irqen_r: Default::default(),
             svr_load: Default::default(),
@@ -1427,6 +1448,7 @@ impl Logic for RegFile {
             cap_grp_r,
             irqen_r,
             fd_evt,
+            fd_cyc,
             fd_smr,
             fd_sel,
             fd_filt,
@@ -1785,11 +1807,11 @@ impl Logic for RegFile {
         self.evt_ram.write_enable.next = self.wr_ok.val() & self.evt_in.val();
         // The event decode of the registered EVTYPER value (loaded one edge after the write).
         self.dec_sel.next = 0.into();
-        if (self.fd_evt.q.val() & self.event_mask.val()) == 0 {
+        if self.fd_cyc.q.val().all() {
             self.dec_sel.next = self.cycle_sel.val();
         }
         for k in 0..self.lane_ev_id.len() {
-            if (self.fd_evt.q.val() & self.event_mask.val()) == self.lane_ev_id[k].val() {
+            if self.fd_nib[k].q.val().all() {
                 self.dec_sel.next = self.lane_ev_sel[k].val();
             }
         }
@@ -1941,13 +1963,45 @@ impl Logic for RegFile {
         if self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val()) {
             self.fd_idx.d.next = self.req_addr.val().get_bits::<6>(2);
         }
+        // The event decode's compares (lane event ids are not 0: at most one flag is set).
+        self.evt_ld.next = self.sel_evtyper.val();
+        if self.evt_in.val() {
+            self.evt_ld.next = self.evt_merged.val();
+        }
+        // Assigned on every path (no latch).
+        self.nib_eq.next = 0.into();
+        self.cz_eq.next = 0.into();
+        for k in 0..self.fd_nib.len() {
+            self.fd_nib[k].clock.next = self.clock.val();
+            self.fd_nib[k].d.next = self.fd_nib[k].q.val();
+            if self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val()) {
+                // (Built in a Local: an input's `val()` is not its `next` in simulation.)
+                self.nib_eq.next = 0.into();
+                for j in 0..4 {
+                    self.nib_eq.next = self.nib_eq.val().replace_bit(
+                        j,
+                        self.evt_ld.val().get_bits::<4>(4 * j)
+                            == self.lane_ev_id[k].val().get_bits::<4>(4 * j),
+                    );
+                }
+                self.fd_nib[k].d.next = self.nib_eq.val();
+            }
+        }
+        if self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val()) {
+            self.fd_evt.d.next = self.evt_ld.val();
+            for j in 0..4 {
+                self.cz_eq.next = self
+                    .cz_eq
+                    .val()
+                    .replace_bit(j, !self.evt_ld.val().get_bits::<4>(4 * j).any());
+            }
+            self.fd_cyc.d.next = self.cz_eq.val();
+        }
         if self.wr_ok.val() & self.evt_in.val() {
-            self.fd_evt.d.next = self.evt_merged.val();
             self.fd_smr.d.next = self.sel_smr.val();
             self.fd_sel.d.next = self.dec.arr_sel.val();
         }
         if self.wr_ok.val() & self.smr_in.val() {
-            self.fd_evt.d.next = self.sel_evtyper.val();
             self.fd_smr.d.next = self.smr_merged.val();
             self.fd_sel.d.next = self.dec.arr_sel.val();
         }
@@ -2168,7 +2222,19 @@ impl Logic for RegFile {
             // write's decode stays off the match register; docs/behaviour.md "Reconfiguration":
             // cycle counting follows an enable write one edge later); the match of this cycle
             // is dropped. The counter's adder starts from a register either way.
-            if self.sel_nx.val().get_bit(6) {
+            // `cyc_nx` is `sel_nx`'s bit 6 from registers (`fd_cyc`; with filter tables the
+            // registered decode `dsel_r`), so the event decode is not on this path.
+            self.cyc_nx.next = self.c_sel[n].q.val().get_bit(6);
+            if self.sel_load.val() & self.fd_sel.q.val().get_bit(n) {
+                self.cyc_nx.next = self.fd_cyc.q.val().all();
+                if self.tables.val() {
+                    self.cyc_nx.next = self.dsel_r.q.val().get_bit(6);
+                }
+            }
+            if self.rst.val() {
+                self.cyc_nx.next = self.sel_reset[n].val().get_bit(6);
+            }
+            if self.cyc_nx.val() {
                 self.match_nx.next = 0.into();
                 if self.ctr_en.val() {
                     self.match_nx.next = self.one.val();
