@@ -7,8 +7,10 @@
 //!     ├─ setup (PSEL & !PENABLE), not to EVCNTR/SVR ──► setup registers: rd / wr, addr, ...
 //!     ├─ setup to the EVCNTR or SVR region ──► hold (COUNTER_HOLD_CYCLES wait states) ─┐
 //!     │     its last cycle presents it to the setup registers (the bus is stable) ◄──────┘
-//!     └─ held_wr_last (a register: the last held cycle of a write) ──► register file's
-//!        match-register clear of a counter about to be written (with the registered decode)
+//!     ├─ held_wr_last (a register: the last held cycle of a write) ──► register file's
+//!     │  match-register clear of a counter about to be written (with the registered decode)
+//!     └─ xfer_nx (the next cycle is held or an access cycle; from the live PSEL, PENABLE and
+//!        PRESETn and `hold`) ──► the address decoder's `ctr_xfer` register
 //!                                        │
 //!              access cycle (the next) ◄─┘ req_rd / req_wr + request   (registers only)
 //!   (PRDATA is the register file's read data, wired by the top block)
@@ -18,7 +20,8 @@
 //!   PSLVERR = 0 (every location is RAZ/WI, RO or RW)
 //! ```
 //! The request is registered at the setup edge, so nothing downstream of this block depends on a
-//! live bus input other than the address decoder (and the block-RAM read addresses): APB4
+//! live bus input other than the address decoder (which also registers `xfer_nx`) and the
+//! block-RAM read addresses: APB4
 //! keeps PADDR, PWRITE, PWDATA, PSTRB and PPROT stable from setup to access, and an access cycle
 //! always follows a setup cycle. A write takes effect at the edge that ends its
 //! access cycle (no wait state). A read is performed in its first access cycle (the register file
@@ -68,11 +71,12 @@ pub struct ApbCompleter {
     /// A counter or shadow transfer is held in this cycle (a register): the register file's
     /// upper-word bank prefetches the addressed counter meanwhile.
     pub held: Signal<Out, Bit>,
-    /// A transfer is held or in its access cycle (`held | req_rd | req_wr`, as one register):
-    /// with the decoder's region flag, the upper-word banks' `tgt_any` is one AND of two
-    /// registers (16x64 seed 1 and 4x32 seed 2 of the sweep at e0c383e reached the banks' scan
-    /// enable through the OR of the three).
-    pub xfer: Signal<Out, Bit>,
+    /// The next cycle is held or an access cycle (`held | req_rd | req_wr` after this edge; from
+    /// the live PSEL, PENABLE and PRESETn): the address decoder registers it ANDed with its
+    /// EVCNTR/SVR region flag, so the upper-word banks' `tgt_any` is one flip-flop (16x64 seed 1
+    /// of the sweep at 103eedd reached the banks' scan enable through the AND of two registers,
+    /// and at e0c383e through the OR of three).
+    pub xfer_nx: Signal<Out, Bit>,
     /// With filter tables: the register file's filter rebuild is pending or under way (its
     /// registers): a performed EVTYPER or SMR write completes only once it has swapped in.
     pub filt_busy: Signal<In, Bit>,
@@ -88,7 +92,6 @@ pub struct ApbCompleter {
     hold: DFF<Bit>,
     hold_left: DFF<Bits<4>>,
     hold_wr: DFF<Bit>,
-    xfer_r: DFF<Bit>,
     /// With filter tables: the next cycle is the access cycle of an EVTYPER or SMR write
     /// (`fw_acc`), and a filter write is waiting for its rebuild (`fw_wait`).
     fw_acc: DFF<Bit>,
@@ -149,8 +152,7 @@ impl ApbCompleter {
             req_root: Default::default(),
             held_wr_last: Default::default(),
             held: Default::default(),
-            xfer: Default::default(),
-            xfer_r: Default::default(),
+            xfer_nx: Default::default(),
             filt_busy: Default::default(),
             fw_acc: Default::default(),
             fw_wait: Default::default(),
@@ -187,7 +189,7 @@ impl Logic for ApbCompleter {
     fn update(&mut self) {
         dff_setup!(
             self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r, root_r, hold,
-            hold_left, hold_wr, xfer_r, fw_acc, fw_wait
+            hold_left, hold_wr, fw_acc, fw_wait
         );
         // The setup cycle registers the transfer; the access cycle performs it. A transfer to
         // the EVCNTR or SVR region is held first, and presented in the last held cycle.
@@ -224,8 +226,7 @@ impl Logic for ApbCompleter {
         // The next cycle is held (hold's D) or an access cycle (setup_rd's or setup_wr's D):
         // a hold that goes on, or is presented, unless reset; or a setup (`setup_now` is 0 in
         // a reset cycle).
-        self.xfer_r.d.next = (self.hold.q.val() & (!self.rst.val())) | self.setup_now.val();
-        self.xfer.next = self.xfer_r.q.val();
+        self.xfer_nx.next = (self.hold.q.val() & (!self.rst.val())) | self.setup_now.val();
         self.req_rd.next = self.setup_rd.q.val();
         self.req_wr.next = self.setup_wr.q.val();
         self.req_addr.next = self.addr_r.q.val();
@@ -282,6 +283,7 @@ mod tests {
     /// Runs `bus` one cycle at a time; returns what each cycle showed.
     fn run(uut: &mut ApbCompleter, bus: &[Bus]) -> Vec<Seen> {
         let mut seen = Vec::new();
+        let mut xfer_nx = None;
         for &(psel, penable, pwrite, paddr, presetn) in bus {
             uut.clock.next = Clock { clk: false };
             uut.psel.next = psel;
@@ -290,11 +292,14 @@ mod tests {
             uut.paddr.next = (paddr as u64).into();
             uut.rst.next = !presetn;
             settle(uut, "the APB completer");
-            assert_eq!(
-                uut.xfer.val(),
-                uut.held.val() | uut.req_rd.val() | uut.req_wr.val(),
-                "xfer is held | req_rd | req_wr in every cycle"
-            );
+            if let Some(nx) = xfer_nx {
+                assert_eq!(
+                    nx,
+                    uut.held.val() | uut.req_rd.val() | uut.req_wr.val(),
+                    "xfer_nx is held | req_rd | req_wr of the next cycle, in every cycle"
+                );
+            }
+            xfer_nx = Some(uut.xfer_nx.val());
             seen.push(Seen {
                 pready: uut.pready.val(),
                 req_rd: uut.req_rd.val(),

@@ -8,9 +8,12 @@
 //!                ├─► read-only constant table ──► ro_val (registered: the word, 0 if none)
 //!                ├─► array regions (masked compare + element limit) ──► evc_in svr_in evt_in
 //!                │                                                      smr_in hiword
+//!                │        (evc | svr) & xfer_nx (the completer's) ──► ctr_xfer
 //!                └─► element compares ──► BitPack ──► evc_sel[63:0], arr_sel[63:0] (one-hot)
 //! ```
-//! Every output is a register loaded at every edge from the PADDR of that cycle: in a transfer's
+//! Every output is a register loaded at every edge from the PADDR of that cycle (`ctr_xfer` also
+//! from the completer's `xfer_nx`, so that it is "an EVCNTR/SVR transfer is held or in its access
+//! cycle" as one flip-flop for the upper-word banks): in a transfer's
 //! access cycle it is the decode of the address its setup cycle presented (APB4 keeps PADDR
 //! stable from setup to access). `evc_sel` selects element n of EVCNTR and SVR (they share strides
 //! and offsets, 10.5.1), `arr_sel` element n of EVTYPER and SMR (likewise, checked here); both are
@@ -60,6 +63,8 @@ pub struct AddrDecode {
     pub clock: Signal<In, Clock>,
     /// The live APB address.
     pub paddr: Signal<In, Bits<32>>,
+    /// The completer's `xfer_nx`: the next cycle is held or an access cycle.
+    pub xfer_nx: Signal<In, Bit>,
     /// Hits of the single registers (`SINGLE_REGS`; `scr` is SCR or its alias) and CAPR.
     pub cr: Signal<Out, Bit>,
     pub scr: Signal<Out, Bit>,
@@ -92,9 +97,10 @@ pub struct AddrDecode {
     /// EVCNTR or SVR element (address bit 2 with counters wider than 32 bits).
     pub evc_in: Signal<Out, Bit>,
     pub svr_in: Signal<Out, Bit>,
-    /// `evc_in | svr_in` as one register (the upper-word banks' `tgt_any` is this AND the
-    /// completer's `xfer`: two registers, no OR in front of the banks' choice of row).
-    pub ctr_in: Signal<Out, Bit>,
+    /// The upper-word banks' `tgt_any`: an EVCNTR or SVR transfer is held or in its access
+    /// cycle, as one register (`evc_in | svr_in` AND the completer's `xfer_nx` of the cycle
+    /// before: no gate in front of the banks' choice of row).
+    pub ctr_xfer: Signal<Out, Bit>,
     pub evt_in: Signal<Out, Bit>,
     pub smr_in: Signal<Out, Bit>,
     pub hiword: Signal<Out, Bit>,
@@ -106,7 +112,7 @@ pub struct AddrDecode {
     ro_r: DFF<Bits<32>>,
     evc_in_r: DFF<Bit>,
     svr_in_r: DFF<Bit>,
-    ctr_in_r: DFF<Bit>,
+    ctr_xfer_r: DFF<Bit>,
     evt_in_r: DFF<Bit>,
     smr_in_r: DFF<Bit>,
     hiword_r: DFF<Bit>,
@@ -221,6 +227,7 @@ impl AddrDecode {
         AddrDecode {
             clock: Default::default(),
             paddr: Default::default(),
+            xfer_nx: Default::default(),
             cr: Default::default(),
             scr: Default::default(),
             rootcr: Default::default(),
@@ -249,7 +256,7 @@ impl AddrDecode {
             ro_val: Default::default(),
             evc_in: Default::default(),
             svr_in: Default::default(),
-            ctr_in: Default::default(),
+            ctr_xfer: Default::default(),
             evt_in: Default::default(),
             smr_in: Default::default(),
             hiword: Default::default(),
@@ -260,7 +267,7 @@ impl AddrDecode {
             ro_r: Default::default(),
             evc_in_r: Default::default(),
             svr_in_r: Default::default(),
-            ctr_in_r: Default::default(),
+            ctr_xfer_r: Default::default(),
             evt_in_r: Default::default(),
             smr_in_r: Default::default(),
             hiword_r: Default::default(),
@@ -306,8 +313,8 @@ impl Logic for AddrDecode {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hit_r, hit_capr_r, ro_r, evc_in_r, svr_in_r, ctr_in_r, evt_in_r, smr_in_r,
-            hiword_r, evc_sel_r, arr_sel_r
+            self, clock, hit_r, hit_capr_r, ro_r, evc_in_r, svr_in_r, ctr_xfer_r, evt_in_r,
+            smr_in_r, hiword_r, evc_sel_r, arr_sel_r
         );
         // The low two bits of PADDR are ignored, and so are the bits above the decoded window
         // (docs/behaviour.md "Addresses").
@@ -329,7 +336,8 @@ impl Logic for AddrDecode {
         self.evc_rel.next = self.word.val() & self.evc_rel_mask.val();
         self.arr_rel.next = self.word.val() & self.arr_rel_mask.val();
         // Each of the two regions is one compare of the masked word and the element limit;
-        // `ctr_in` is their OR, registered beside them.
+        // `ctr_xfer` is their OR with the completer's "a transfer next cycle", registered beside
+        // them.
         self.evc_now.next = ((self.word.val() & self.evc_region.val()) == self.evc_base.val())
             & (self.evc_rel.val() < self.evc_lim.val());
         self.svr_now.next = self.capture_impl.val()
@@ -337,7 +345,7 @@ impl Logic for AddrDecode {
             & (self.evc_rel.val() < self.evc_lim.val());
         self.evc_in_r.d.next = self.evc_now.val();
         self.svr_in_r.d.next = self.svr_now.val();
-        self.ctr_in_r.d.next = self.evc_now.val() | self.svr_now.val();
+        self.ctr_xfer_r.d.next = (self.evc_now.val() | self.svr_now.val()) & self.xfer_nx.val();
         self.evt_in_r.d.next = ((self.word.val() & self.evt_region.val()) == self.evt_base.val())
             & (self.arr_rel.val() < self.evt_lim.val());
         self.smr_in_r.d.next = ((self.word.val() & self.evt_region.val()) == self.smr_base.val())
@@ -377,7 +385,7 @@ impl Logic for AddrDecode {
         self.ro_val.next = self.ro_r.q.val();
         self.evc_in.next = self.evc_in_r.q.val();
         self.svr_in.next = self.svr_in_r.q.val();
-        self.ctr_in.next = self.ctr_in_r.q.val();
+        self.ctr_xfer.next = self.ctr_xfer_r.q.val();
         self.evt_in.next = self.evt_in_r.q.val();
         self.smr_in.next = self.smr_in_r.q.val();
         self.hiword.next = self.hiword_r.q.val();
@@ -402,15 +410,16 @@ mod tests {
         capr: bool,
         ro_val: u32,
         regions: [bool; 4],
-        /// The EVCNTR or SVR region (`ctr_in`).
-        ctr_in: bool,
+        /// The EVCNTR or SVR region and `xfer_nx` (`ctr_xfer`).
+        ctr_xfer: bool,
         hiword: bool,
         evc_sel: u64,
         arr_sel: u64,
     }
 
-    fn decode(uut: &mut AddrDecode, paddr: u32) -> Decoded {
+    fn decode(uut: &mut AddrDecode, paddr: u32, xfer_nx: bool) -> Decoded {
         uut.paddr.next = (paddr as u64).into();
+        uut.xfer_nx.next = xfer_nx;
         uut.clock.next = Clock { clk: false };
         settle(uut, "the decoder");
         uut.clock.next = Clock { clk: true };
@@ -454,7 +463,7 @@ mod tests {
                 uut.evt_in.val(),
                 uut.smr_in.val(),
             ],
-            ctr_in: uut.ctr_in.val(),
+            ctr_xfer: uut.ctr_xfer.val(),
             hiword: uut.hiword.val(),
             evc_sel: b64(&uut.evc_sel),
             arr_sel: b64(&uut.arr_sel),
@@ -463,7 +472,13 @@ mod tests {
 
     /// What the register map says word `addr` of register `r` decodes to (the output order of
     /// `Decoded::singles`: SINGLE_REGS with SCR and its alias as one).
-    fn expected(cfg: &PmcgConfig, map: &RegisterMap, id: RegId, hi: bool) -> Decoded {
+    fn expected(
+        cfg: &PmcgConfig,
+        map: &RegisterMap,
+        id: RegId,
+        hi: bool,
+        xfer_nx: bool,
+    ) -> Decoded {
         let mut o = Decoded {
             singles: vec![false; SINGLE_REGS.len() - 1],
             ..Default::default()
@@ -482,8 +497,8 @@ mod tests {
         o.hiword = hi && cfg.wide_counters();
         match id {
             RegId::Capr => o.capr = true,
-            RegId::Evcntr(n) => (o.regions[0], o.ctr_in, o.evc_sel) = (true, true, 1 << n),
-            RegId::Svr(n) => (o.regions[1], o.ctr_in, o.evc_sel) = (true, true, 1 << n),
+            RegId::Evcntr(n) => (o.regions[0], o.ctr_xfer, o.evc_sel) = (true, xfer_nx, 1 << n),
+            RegId::Svr(n) => (o.regions[1], o.ctr_xfer, o.evc_sel) = (true, xfer_nx, 1 << n),
             RegId::Evtyper(n) => (o.regions[2], o.arr_sel) = (true, 1 << n),
             RegId::Smr(n) => (o.regions[3], o.arr_sel) = (true, 1 << n),
             _ => {}
@@ -503,11 +518,11 @@ mod tests {
             {
                 let word = r.addr + if hi { 4 } else { 0 };
                 mapped.insert(word);
-                let mut want = expected(cfg, &map, r.id, hi);
-                want.hiword &= want.regions[0] | want.regions[1];
-                // The two low address bits are ignored.
-                for a in [word, word | 3] {
-                    let got = decode(&mut uut, a);
+                // The two low address bits are ignored; `ctr_xfer` is the region AND `xfer_nx`.
+                for (a, xfer_nx) in [(word, true), (word | 3, false), (word | 1, true)] {
+                    let mut want = expected(cfg, &map, r.id, hi, xfer_nx);
+                    want.hiword &= want.regions[0] | want.regions[1];
+                    let got = decode(&mut uut, a, xfer_nx);
                     // Element selects are address bits: only meaningful inside their region.
                     let got = Decoded {
                         evc_sel: if want.regions[0] | want.regions[1] {
@@ -539,7 +554,7 @@ mod tests {
             .step_by(4)
             .filter(|w| !mapped.contains(w))
         {
-            let got = decode(&mut uut, word);
+            let got = decode(&mut uut, word, true);
             let got = Decoded {
                 evc_sel: 0,
                 arr_sel: 0,
@@ -579,7 +594,7 @@ mod tests {
         let mut uut = AddrDecode::new(&other);
         uut.connect_all();
         let r = map.reg(RegId::Evcntr(1));
-        let got = decode(&mut uut, r.addr);
-        assert_ne!(got, expected(&cfg, &map, RegId::Evcntr(1), false));
+        let got = decode(&mut uut, r.addr, true);
+        assert_ne!(got, expected(&cfg, &map, RegId::Evcntr(1), false, true));
     }
 }

@@ -209,6 +209,9 @@ pub struct HiBank {
     serve: Signal<Local, Bit>,
     serve_v: Signal<Local, Bit>,
     copy: Signal<Local, Bit>,
+    /// The visited row's shadow takes the row without a capture at this edge (stale, or a
+    /// capture at A's or B's edge).
+    copy_nc: Signal<Local, Bit>,
     done: Signal<Local, Bits<64>>,
     ones_new: Signal<Local, Bit>,
     spf_nc: Signal<Local, Bits<32>>,
@@ -321,6 +324,7 @@ impl HiBank {
             serve: Default::default(),
             serve_v: Default::default(),
             copy: Default::default(),
+            copy_nc: Default::default(),
             done: Default::default(),
             ones_new: Default::default(),
             spf_nc: Default::default(),
@@ -465,8 +469,8 @@ impl Logic for HiBank {
         self.serve_v.next = self.serve_pre.q.val();
         self.serve.next = self.serve_v.val() & (!self.wr.val());
         // A capture at phase A's, B's or C's edge takes the row as read (its value until C).
-        self.copy.next =
-            self.stale_a.q.val() | self.svr_aa.q.val() | self.svr_a.q.val() | self.svr_load.val();
+        self.copy_nc.next = self.stale_a.q.val() | self.svr_aa.q.val() | self.svr_a.q.val();
+        self.copy.next = self.copy_nc.val() | self.svr_load.val();
         // The flags of the row after this edge, compared on d (not on d + pend: no adder in front
         // of the compare): d is all ones (less one, less two) when its upper halves are all ones
         // and its bits [1:0] are those of the constant.
@@ -516,7 +520,7 @@ impl Logic for HiBank {
         if self.serve_v.val() & self.at_pf.q.val() {
             self.pf_r.d.next = self.new_hi.val();
             self.spf_nc.next = self.sd_r.q.val();
-            if self.stale_a.q.val() | self.svr_aa.q.val() | self.svr_a.q.val() {
+            if self.copy_nc.val() {
                 self.spf_nc.next = self.d.val();
             }
             self.spf_c.next = self.d.val();

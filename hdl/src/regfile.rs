@@ -120,9 +120,9 @@ pub struct RegFile {
     pub held_wr_last: Signal<In, Bit>,
     /// A counter or shadow transfer is held in this cycle (the APB completer's register).
     pub held: Signal<In, Bit>,
-    /// A transfer is held or in its access cycle (the completer's register: `held | req_rd |
-    /// req_wr`).
-    pub xfer: Signal<In, Bit>,
+    /// The next cycle is held or an access cycle (the completer's `xfer_nx`, for the address
+    /// decoder's `ctr_xfer`).
+    pub xfer_nx: Signal<In, Bit>,
     /// The lane inputs of the previous cycle (registered by the top block: the match stage):
     /// the events are 0 when the lane was not valid; `lane_acc` is the security state as a
     /// one-hot of the `acc` codes, 0 for a Root or SA access with a StreamID (10.4.2).
@@ -270,8 +270,6 @@ pub struct RegFile {
     c4_c2: Signal<Local, Bit>,
     c4_c3: Signal<Local, Bit>,
     carry4: Signal<Local, Bit>,
-    /// The banks' `tgt_any`: an EVCNTR or SVR transfer is held or in its access cycle.
-    bank_tgt_any: Signal<Local, Bit>,
     carry: Signal<Local, Bit>,
     lo_next: Signal<Local, Bits<16>>,
     ovf: Signal<Local, Bit>,
@@ -449,8 +447,12 @@ pub struct RegFile {
     evt_ld: Signal<Local, Bits<32>>,
     nib_eq: Signal<Local, Bits<4>>,
     cz_eq: Signal<Local, Bits<4>>,
-    /// Bit 6 of counter n's event selection after this edge (`sel_nx`), from registers only.
+    /// Bit 6 of counter n's event selection after this edge (`sel_nx`), from registers only;
+    /// `cyc_ld`, bit 6 of `sel_dec` (the selection a load takes), from registers.
     cyc_nx: Signal<Local, Bit>,
+    cyc_ld: Signal<Local, Bit>,
+    /// An EVTYPER or SMR write performed at this edge: the decode's registers load.
+    fd_load: Signal<Local, Bit>,
     fd_smr: DFF<Bits<32>>,
     /// A filter load is due (any EVTYPER/SMR write), an event-selection load (EVTYPER), and the
     /// write was EVTYPER0/SMR0 (the global filter's).
@@ -899,6 +901,8 @@ impl RegFile {
                 .fold(0u64, |m, (k, _)| m | 1 << k)
         };
         let filterable = lane_bits(&|e| cfg.event_filterable(e));
+        // Bit k: lane event k (the supported events' bits of the registered lane vectors).
+        let lane_event_bits = lane_bits(&|_| true);
         let nonattr = lane_bits(&|e| cfg.event_nonattr(e));
         if cfg.mpam_filter {
             // The lane_mpam packing mirrors SMR's {PMG, PARTID} so one AND-compare matches both.
@@ -1007,11 +1011,9 @@ impl RegFile {
             mode_reset: Constant::new(f_reset.mode.into()),
             // The bits of unsupported events read as filterable: no counter selects them, and
             // so "filtered" is a constant 1 when every supported lane event is filterable.
-            filterable: Constant::new(
-                (filterable | !((1u64 << lane_ids.len()) - 1) & 0xFFFF_FFFF).into(),
-            ),
+            filterable: Constant::new((filterable | !lane_event_bits & 0xFFFF_FFFF).into()),
             nonattr: Constant::new(nonattr.into()),
-            lane_event_mask: Constant::new(((1u64 << lane_ids.len()) - 1).into()),
+            lane_event_mask: Constant::new(lane_event_bits.into()),
             lane_bit_mask: Constant::new(
                 ((lane_ids.len().max(1).next_power_of_two() - 1) as u64).into(),
             ),
@@ -1070,7 +1072,7 @@ impl RegFile {
             paddr: Default::default(),
             held_wr_last: Default::default(),
             held: Default::default(),
-            xfer: Default::default(),
+            xfer_nx: Default::default(),
             fd_sel: Default::default(),
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
@@ -1209,7 +1211,6 @@ impl RegFile {
             c4_c2: Default::default(),
             c4_c3: Default::default(),
             carry4: Default::default(),
-            bank_tgt_any: Default::default(),
             carry: Default::default(),
             lo_next: Default::default(),
             ovf: Default::default(),
@@ -1274,6 +1275,8 @@ impl RegFile {
             nib_eq: Default::default(),
             cz_eq: Default::default(),
             cyc_nx: Default::default(),
+            cyc_ld: Default::default(),
+            fd_load: Default::default(),
             fd_smr: Default::default(),
             fd_filt: Default::default(),
             fd_evtw: Default::default(),
@@ -1530,6 +1533,7 @@ impl Logic for RegFile {
         // ---- Request decode -------------------------------------------------------------
         self.dec.clock.next = self.clock.val();
         self.dec.paddr.next = self.paddr.val();
+        self.dec.xfer_nx.next = self.xfer_nx.val();
         // EVTYPER readback storage: read at every edge with the live PADDR's element index
         // (bits [7:2], checked in `new`), so a transfer's access cycle has its word.
         self.evt_ram.clock.next = self.clock.val();
@@ -1817,8 +1821,10 @@ impl Logic for RegFile {
         }
         self.dsel_r.d.next = self.dec_sel.val();
         self.sel_dec.next = self.dec_sel.val();
+        self.cyc_ld.next = self.fd_cyc.q.val().all();
         if self.tables.val() {
             self.sel_dec.next = self.dsel_r.q.val();
+            self.cyc_ld.next = self.dsel_r.q.val().get_bit(6);
         }
         self.smr_merged.next = (self.sel_smr.val() & (!self.bmask.val())) | self.wbits.val();
         self.smr_ram.write_address.next = self.req_addr.val().get_bits::<6>(2);
@@ -1957,10 +1963,11 @@ impl Logic for RegFile {
         // Register the decode's inputs: the written counter's EVTYPER and SMR after this write
         // (an EVTYPER address and an SMR address select the same counter's other register: the
         // arrays share their index bits, checked in `new`).
-        self.fd_filt.d.next = self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val());
+        self.fd_load.next = self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val());
+        self.fd_filt.d.next = self.fd_load.val();
         self.fd_evtw.d.next = self.wr_ok.val() & self.evt_in.val();
         self.fd_wr0.d.next = self.filt_wr0.val();
-        if self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val()) {
+        if self.fd_load.val() {
             self.fd_idx.d.next = self.req_addr.val().get_bits::<6>(2);
         }
         // The event decode's compares (lane event ids are not 0: at most one flag is set).
@@ -1974,9 +1981,9 @@ impl Logic for RegFile {
         for k in 0..self.fd_nib.len() {
             self.fd_nib[k].clock.next = self.clock.val();
             self.fd_nib[k].d.next = self.fd_nib[k].q.val();
-            if self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val()) {
-                // (Built in a Local: an input's `val()` is not its `next` in simulation.)
-                self.nib_eq.next = 0.into();
+            if self.fd_load.val() {
+                // (Built in a Local: an input's `val()` is not its `next` in simulation. Every
+                // bit is replaced: no reset per lane.)
                 for j in 0..4 {
                     self.nib_eq.next = self.nib_eq.val().replace_bit(
                         j,
@@ -1987,7 +1994,7 @@ impl Logic for RegFile {
                 self.fd_nib[k].d.next = self.nib_eq.val();
             }
         }
-        if self.wr_ok.val() & (self.evt_in.val() | self.smr_in.val()) {
+        if self.fd_load.val() {
             self.fd_evt.d.next = self.evt_ld.val();
             for j in 0..4 {
                 self.cz_eq.next = self
@@ -2203,14 +2210,19 @@ impl Logic for RegFile {
             // The event selection after this edge: it follows an EVTYPER write one edge later,
             // with the filter (the index compare nested under the strobe: the native simulation
             // runs it only then).
+            // `cyc_nx` is `sel_nx`'s bit 6 from registers (`cyc_ld`), so the event decode is
+            // not on the match register's path (below).
             self.sel_nx.next = self.c_sel[n].q.val();
+            self.cyc_nx.next = self.c_sel[n].q.val().get_bit(6);
             if self.sel_load.val() {
                 if self.fd_sel.q.val().get_bit(n) {
                     self.sel_nx.next = self.sel_dec.val();
+                    self.cyc_nx.next = self.cyc_ld.val();
                 }
             }
             if self.rst.val() {
                 self.sel_nx.next = self.sel_reset[n].val();
+                self.cyc_nx.next = self.sel_reset[n].val().get_bit(6);
             }
             self.c_sel[n].d.next = self.sel_nx.val();
             self.match_nx.next = 0.into();
@@ -2222,18 +2234,6 @@ impl Logic for RegFile {
             // write's decode stays off the match register; docs/behaviour.md "Reconfiguration":
             // cycle counting follows an enable write one edge later); the match of this cycle
             // is dropped. The counter's adder starts from a register either way.
-            // `cyc_nx` is `sel_nx`'s bit 6 from registers (`fd_cyc`; with filter tables the
-            // registered decode `dsel_r`), so the event decode is not on this path.
-            self.cyc_nx.next = self.c_sel[n].q.val().get_bit(6);
-            if self.sel_load.val() & self.fd_sel.q.val().get_bit(n) {
-                self.cyc_nx.next = self.fd_cyc.q.val().all();
-                if self.tables.val() {
-                    self.cyc_nx.next = self.dsel_r.q.val().get_bit(6);
-                }
-            }
-            if self.rst.val() {
-                self.cyc_nx.next = self.sel_reset[n].val().get_bit(6);
-            }
             if self.cyc_nx.val() {
                 self.match_nx.next = 0.into();
                 if self.ctr_en.val() {
@@ -2409,10 +2409,9 @@ impl Logic for RegFile {
         self.mid.paddr.next = self.paddr.val();
         // The addressed element: an EVCNTR or SVR transfer held or in its access cycle (from
         // registers; the decoder's select needs no gate, the banks take the bit beside it):
-        // one AND of two registers.
-        self.bank_tgt_any.next = self.dec.ctr_in.val() & self.xfer.val();
+        // one register.
         self.mid.tgt_sel.next = self.dec.evc_sel.val();
-        self.mid.tgt_any.next = self.bank_tgt_any.val();
+        self.mid.tgt_any.next = self.dec.ctr_xfer.val();
         // The write is performed in the cycle after its last held cycle, which `bank_wr_r`
         // registers: a register, not an AND with `req_wr`, in front of the banks' write logic
         // (the two differ only when PRESETn is low at that edge: then `rst` is high at the
@@ -2428,7 +2427,7 @@ impl Logic for RegFile {
             self.bank[b].carry.next = self.carry_pack.word.val();
             self.bank[b].paddr.next = self.paddr.val();
             self.bank[b].tgt_sel.next = self.dec.evc_sel.val();
-            self.bank[b].tgt_any.next = self.bank_tgt_any.val();
+            self.bank[b].tgt_any.next = self.dec.ctr_xfer.val();
             self.bank[b].wr.next = self.bank_wr_r.q.val();
             self.bank[b].wr_val.next = self.bank_wr_val.val();
             self.bank[b].wr_ones.next = self.wr_ones.val();

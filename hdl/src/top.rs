@@ -87,7 +87,7 @@ pub struct PmcgCore {
     /// The lane's security state as a one-hot of the `acc` codes (0 NS, 1 S, 2 Realm, 3 Root,
     /// 4 SA, 5 NSP): no bit for Root and SA from StreamID traffic, which no filter accepts
     /// (10.4.2), so each counter's state check is one AND-OR.
-    lane_ss_q: Vec<DFF<Bits<8>>>,
+    lane_acc_q: Vec<DFF<Bits<8>>>,
     lane_nosid_q: Vec<DFF<Bit>>,
     lane_mpam_q: Vec<DFF<Bits<32>>>,
 }
@@ -149,7 +149,7 @@ impl PmcgCore {
             capt_req_q: Default::default(),
             lane_events_q: (0..lanes).map(|_| Default::default()).collect(),
             lane_sid_q: (0..lanes).map(|_| Default::default()).collect(),
-            lane_ss_q: (0..lanes).map(|_| Default::default()).collect(),
+            lane_acc_q: (0..lanes).map(|_| Default::default()).collect(),
             lane_nosid_q: (0..lanes).map(|_| Default::default()).collect(),
             lane_mpam_q: (0..lanes).map(|_| Default::default()).collect(),
             rst_q: Default::default(),
@@ -187,7 +187,7 @@ impl Logic for PmcgCore {
         self.regs.paddr.next = self.paddr.val();
         self.regs.held_wr_last.next = self.apb.held_wr_last.val();
         self.regs.held.next = self.apb.held.val();
-        self.regs.xfer.next = self.apb.xfer.val();
+        self.regs.xfer_nx.next = self.apb.xfer_nx.val();
         self.apb.filt_busy.next = self.regs.filt_busy.val();
         self.regs.req_wdata.next = self.apb.req_wdata.val();
         self.regs.req_strb.next = self.apb.req_strb.val();
@@ -196,7 +196,7 @@ impl Logic for PmcgCore {
         for l in 0..self.lane_valid.len() {
             self.lane_events_q[l].clock.next = self.pclk.val();
             self.lane_sid_q[l].clock.next = self.pclk.val();
-            self.lane_ss_q[l].clock.next = self.pclk.val();
+            self.lane_acc_q[l].clock.next = self.pclk.val();
             self.lane_nosid_q[l].clock.next = self.pclk.val();
             self.lane_mpam_q[l].clock.next = self.pclk.val();
             // Gated by the valid bit here, on the pins' side of the register, not in front of
@@ -206,18 +206,18 @@ impl Logic for PmcgCore {
                 self.lane_events_q[l].d.next = self.lane_events[l].val();
             }
             self.lane_sid_q[l].d.next = self.lane_sid[l].val();
-            self.lane_ss_q[l].d.next = bit_cast::<8, 1>(true.into()) << self.lane_ss[l].val();
+            self.lane_acc_q[l].d.next = bit_cast::<8, 1>(true.into()) << self.lane_ss[l].val();
             if (!self.lane_nosid[l].val())
                 & ((self.lane_ss[l].val() == 3) | (self.lane_ss[l].val() == 4))
             {
-                self.lane_ss_q[l].d.next = 0.into();
+                self.lane_acc_q[l].d.next = 0.into();
             }
             self.lane_nosid_q[l].d.next = self.lane_nosid[l].val();
             self.lane_mpam_q[l].d.next = self.lane_mpam[l].val();
             self.regs.lane_events[l].next = self.lane_events_q[l].q.val();
             self.regs.lane_sid[l].next = self.lane_sid_q[l].q.val();
             self.regs.lane_sid_live[l].next = self.lane_sid[l].val();
-            self.regs.lane_acc[l].next = self.lane_ss_q[l].q.val();
+            self.regs.lane_acc[l].next = self.lane_acc_q[l].q.val();
             self.regs.lane_nosid[l].next = self.lane_nosid_q[l].q.val();
             self.regs.lane_mpam[l].next = self.lane_mpam_q[l].q.val();
         }
