@@ -418,21 +418,15 @@ pub struct RegFile {
     irq_r: DFF<Bit>,
     /// An MSI is pending (docs/behaviour.md "MSI write master").
     msi_pend: DFF<Bit>,
-    /// IRQ_CFG0.ADDR != 0, registered from the register's next value (so it equals the OR of
-    /// the register in every cycle): the 64-bit OR is off the path from a qualifying overflow
-    /// to the MSI master.
+    /// IRQ_CFG0.ADDR != 0, the OR of the register registered (one edge behind it): the 64-bit
+    /// OR is off the path from a qualifying overflow to the MSI master, and the write's gate
+    /// (SCR, the access's security state, IRQEN) is not in front of it (the slowest path of
+    /// 4x32, 32x32 with filter tables and 16x64 with filter tables on one seed each in the
+    /// sweep of f28a2f0 ran through the register's D into the OR). The edge behind is never
+    /// seen: IRQ_CFG0 is written only while IRQ_CTRL.IRQEN is 0 (Guarded, 10.5.2.21), so no
+    /// overflow qualifies in the cycle after the write (`qual` reads IRQEN of the cycle before,
+    /// `irqen_r`), and a pending MSI does not read it.
     msi_addr_nz: DFF<Bit>,
-    /// IRQ_CFG0's words as a write to them would leave them (PSTRB and field masks applied,
-    /// not yet gated by the access's permission), and whether each word is nonzero as written
-    /// and as held: `msi_addr_nz`'s next value selects among them last, so the write's gate
-    /// (SCR, the access's security state, IRQEN) is not in front of a 64-bit OR (the slowest
-    /// path of 4x32, 32x32 with filter tables and 16x64 with filter tables on one seed each
-    /// in the sweep of f28a2f0).
-    cfg0_wr: Signal<Local, Bits<32>>,
-    cfg0_hi_wr: Signal<Local, Bits<32>>,
-    nz_lo_q: Signal<Local, Bit>,
-    nz_hi_q: Signal<Local, Bit>,
-    nz_next: Signal<Local, Bit>,
     /// Split 64-bit counter writes (docs/behaviour.md): the pair register (open, the counter's
     /// element offset, base B = its high part at the low write).
     pair_open: DFF<Bit>,
@@ -1278,11 +1272,6 @@ impl RegFile {
             irq_r: Default::default(),
             msi_pend: Default::default(),
             msi_addr_nz: Default::default(),
-            cfg0_wr: Default::default(),
-            cfg0_hi_wr: Default::default(),
-            nz_lo_q: Default::default(),
-            nz_hi_q: Default::default(),
-            nz_next: Default::default(),
             pair_open: Default::default(),
             fd_evt: Default::default(),
             fd_cyc: Default::default(),
@@ -2477,22 +2466,16 @@ impl Logic for RegFile {
         // IRQ_CFG0/1/2 are Guarded by IRQ_CTRL.IRQEN and IRQ_CTRLACK.IRQEN (10.5.2.21-23).
         self.irq_en.next = (self.irq_ctrl.q.val() & self.irqen_mask.val()).any();
         self.guarded.next = self.irq_en.val() | self.irq_ack.val();
-        self.cfg0_wr.next = (self.cfg0.q.val() & (!(self.cfg0_wmask.val() & self.bmask.val())))
-            | (self.wbits.val() & self.cfg0_wmask.val());
-        self.cfg0_hi_wr.next = (self.cfg0_hi.q.val()
-            & (!(self.cfg0_hi_wmask.val() & self.bmask.val())))
-            | (self.wbits.val() & self.cfg0_hi_wmask.val());
-        self.nz_lo_q.next = self.cfg0.q.val().any();
-        self.nz_hi_q.next = self.cfg0_hi.q.val().any();
-        self.nz_next.next = self.nz_lo_q.val() | self.nz_hi_q.val();
         if self.wr_ok.val() & (!self.guarded.val()) {
             if self.dec.cfg0.val() {
-                self.cfg0.d.next = self.cfg0_wr.val();
-                self.nz_next.next = self.cfg0_wr.val().any() | self.nz_hi_q.val();
+                self.cfg0.d.next = (self.cfg0.q.val()
+                    & (!(self.cfg0_wmask.val() & self.bmask.val())))
+                    | (self.wbits.val() & self.cfg0_wmask.val());
             }
             if self.dec.cfg0_hi.val() {
-                self.cfg0_hi.d.next = self.cfg0_hi_wr.val();
-                self.nz_next.next = self.nz_lo_q.val() | self.cfg0_hi_wr.val().any();
+                self.cfg0_hi.d.next = (self.cfg0_hi.q.val()
+                    & (!(self.cfg0_hi_wmask.val() & self.bmask.val())))
+                    | (self.wbits.val() & self.cfg0_hi_wmask.val());
             }
             if self.dec.cfg1.val() {
                 self.cfg1.d.next = (self.cfg1.q.val()
@@ -2822,11 +2805,7 @@ impl Logic for RegFile {
             self.snap_valid.d.next = false;
             self.irq_r.d.next = false;
         }
-        // IRQ_CFG0's next value is nonzero (as its words are assigned above, the reset's
-        // included).
-        self.msi_addr_nz.d.next = self.nz_next.val();
-        if self.rst.val() {
-            self.msi_addr_nz.d.next = (self.cfg0_reset.val() | self.cfg0_hi_reset.val()).any();
-        }
+        // IRQ_CFG0 is nonzero (one edge behind the register: see the field).
+        self.msi_addr_nz.d.next = (self.cfg0.q.val() | self.cfg0_hi.q.val()).any();
     }
 }
