@@ -336,8 +336,8 @@ impl Logic for AddrDecode {
         self.evc_rel.next = self.word.val() & self.evc_rel_mask.val();
         self.arr_rel.next = self.word.val() & self.arr_rel_mask.val();
         // Each of the two regions is one compare of the masked word and the element limit;
-        // `ctr_xfer` is their OR with the completer's "a transfer next cycle", registered beside
-        // them.
+        // `ctr_xfer` is their OR, ANDed with the completer's "a transfer next cycle", registered
+        // beside them.
         self.evc_now.next = ((self.word.val() & self.evc_region.val()) == self.evc_base.val())
             & (self.evc_rel.val() < self.evc_lim.val());
         self.svr_now.next = self.capture_impl.val()

@@ -265,8 +265,8 @@ pub struct RegFile {
     /// as gates, which Yosys makes plain logic (two LUT levels placed freely), where a 5-bit
     /// add became a carry chain fixed in a column between the match register and the overflow
     /// logic (the 16x32 and 16x64 critical path). Not a 256-bit table indexed by {inc, lo}:
-    /// building the index is a shift, which rust-hdl simulates with BigUint allocations (per
-    /// counter per settle pass).
+    /// building the index is a shift, which rust-hdl 0.46 simulated with BigUint allocations
+    /// (per counter per settle pass; the vendored simulator shifts integers).
     c4_c2: Signal<Local, Bit>,
     c4_c3: Signal<Local, Bit>,
     carry4: Signal<Local, Bit>,
@@ -2169,7 +2169,7 @@ impl Logic for RegFile {
                 & ((!self.nonattr.val().get_bit(self.lane_bit.val().index())) | self.na_ok.val());
             self.m_sum.next = 0.into();
             for l in 0..self.hit.len() {
-                // A dynamic bit select, not a shift: rust-hdl simulates short shifts with BigUint.
+                // A dynamic bit select, not a shift (rust-hdl 0.46 simulated shifts with BigUint).
                 self.hit[l].next = self.lane_in[l].val().get_bit(self.lane_bit.val().index());
                 // The filter, when the event obeys it: the key (StreamID, or the MPAM labels
                 // under MPAM filtering) against CARE/VALUE, a NoStreamID access only under a

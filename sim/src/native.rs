@@ -183,10 +183,11 @@ impl NativeDut {
         panic!("the PMCG design did not settle in {MAX_SETTLE} iterations");
     }
 
-    /// Commits the top-level inputs just assigned, so the first settle pass already sees them
-    /// (rust-hdl commits a signal after its block's `update`, which costs a whole pass per half
-    /// cycle otherwise; the settled state is the same fixed point). An input left out here is
-    /// still seen, one pass later: this list is a speed-up, not a correctness condition.
+    /// Commits the top-level inputs just assigned. The patched simulator
+    /// (vendor/rust-hdl-core/PATCHES.md) lets a block read an input in the pass it is written, so
+    /// the first settle pass sees them either way; committing them here only keeps their change
+    /// flags out of that pass. An input left out here is still seen: this list is a speed-up,
+    /// not a correctness condition.
     fn commit_inputs(&mut self) {
         let c = &mut self.core;
         c.presetn.update_all();

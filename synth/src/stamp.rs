@@ -24,7 +24,8 @@
 //! - `docs/timing.md` and `docs/timing.svg` ([`Stamp::timing`]): `hdl/src/*.rs` and
 //!   `regs/src/*.rs` (the design, its configuration and register map),
 //!   `sim/src/{model,native,pins}.rs` (the native backend, its pin interface and the model the
-//!   waveform shows), `src/timing.rs` (the measurements and the document's text); with
+//!   waveform shows), `src/timing.rs` (the measurements and the document's text),
+//!   `vendor/rust-hdl-core/src/*.rs` (the patched simulator, which runs the design); with
 //!   `--backend verilator` also `synth/src/{lib,wrapper}.rs` and `sim/src/{vdut,verilator}.rs`.
 //! - `docs/resources.md` ([`Stamp::resources`]): no source file, but what the tools consume,
 //!   derived from the tree: the emitted Verilog and the resource harness of every configuration of
@@ -74,6 +75,8 @@ impl Stamp {
             "sim/src/native.rs",
             "sim/src/pins.rs",
             "src/timing.rs",
+            // The native simulator: rust-hdl-core as patched (PATCHES.md there).
+            "vendor/rust-hdl-core/src/*.rs",
         ];
         if verilator {
             inputs.extend([
