@@ -10,8 +10,10 @@
 //! Every emitted file carries an SPDX line ([`SPDX_LICENSE`]); [`stamp`] stamps the generated
 //! documents with a hash of what made them.
 
+pub mod apb;
 pub mod bank;
 pub mod collateral;
+pub mod decode;
 pub mod filter_table;
 pub mod flow;
 pub mod hi_bank;
