@@ -14,7 +14,8 @@
 //!   ACK := EN_next | (ACK & (busy_next | owed_next)); IRQ_ABT cleared when ACK goes 0 -> 1
 //! ```
 //! The contract is docs/behaviour.md, "IRQ_CTRL / IRQ_CTRLACK and IRQ_STATUS" and "MSI write
-//! master".
+//! master". Block-level tests: tests/msi_master.rs, on this block natively and on its Verilog
+//! (`pmcg_synth::msi`) under Verilator.
 
 use rust_hdl::prelude::*;
 

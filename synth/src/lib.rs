@@ -17,6 +17,7 @@ pub mod decode;
 pub mod filter_table;
 pub mod flow;
 pub mod hi_bank;
+pub mod msi;
 pub mod stamp;
 pub mod sweep;
 pub mod wrapper;
