@@ -19,9 +19,9 @@
 //! stable through the hold. Deciding it here from the registered address, the pair's key and
 //! SCR.NSRA was the 16x64 design's critical path (the pair compare in front of every match
 //! register). PRESETn low in the last held cycle drops the write, but the next edge resets every
-//! match register anyway, so the skip need not look at it. Its block-level test runs natively;
-//! the Verilog of the same logic runs in every co-simulation test (the planted fault
-//! WriteCountsEvents and the differential fail without the skip).
+//! match register anyway, so the skip need not look at it. Block-level tests: tests/match_regs.rs,
+//! on both writings against a model; the Verilog also runs in every co-simulation test (the
+//! planted fault WriteCountsEvents and the differential fail without the skip).
 
 use rust_hdl::prelude::*;
 
@@ -140,72 +140,5 @@ impl Block for MatchRegs {
         self.evc_sel.accept("evc_sel", probe);
         self.q.accept("q", probe);
         probe.visit_end_scope(name, self);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_util::settle;
-
-    /// Drives one clock cycle: inputs set in the low phase, then a rising edge; returns q.
-    fn edge(uut: &mut MatchRegs, setup: impl Fn(&mut MatchRegs)) -> Vec<u64> {
-        uut.clock.next = Clock::from(false);
-        setup(uut);
-        settle(uut, "MatchRegs");
-        uut.clock.next = Clock::from(true);
-        settle(uut, "MatchRegs");
-        uut.q.iter().map(|q| q.val().to_u64()).collect()
-    }
-
-    fn idle(u: &mut MatchRegs) {
-        for (n, d) in u.d.iter_mut().enumerate() {
-            d.next = ((n as u64 % 4) + 1).into();
-        }
-        u.wr_next.next = false;
-        u.arm.next = false;
-        u.evc_sel.next = 0.into();
-    }
-
-    /// A counter write performed in the next cycle clears only its counter's match; a read, or
-    /// a write the register file did not arm (ignored, or an open pair's high word), clears
-    /// nothing.
-    #[test]
-    fn an_armed_counter_write_clears_only_its_match() {
-        let mut uut = MatchRegs::new(3);
-        uut.connect_all();
-        assert_eq!(edge(&mut uut, idle), vec![1, 2, 3]);
-        let write_to_1 = |u: &mut MatchRegs| {
-            idle(u);
-            u.wr_next.next = true;
-            u.arm.next = true;
-            u.evc_sel.next = 0b010.into();
-        };
-        assert_eq!(edge(&mut uut, write_to_1), vec![1, 0, 3]);
-        assert_eq!(
-            edge(&mut uut, |u| {
-                write_to_1(u);
-                u.evc_sel.next = 0b101.into();
-            }),
-            vec![0, 2, 0],
-            "the skip follows the select"
-        );
-        assert_eq!(
-            edge(&mut uut, |u| {
-                write_to_1(u);
-                u.wr_next.next = false;
-            }),
-            vec![1, 2, 3],
-            "a read, or a cycle before the last held one, skips nothing"
-        );
-        assert_eq!(
-            edge(&mut uut, |u| {
-                write_to_1(u);
-                u.arm.next = false;
-            }),
-            vec![1, 2, 3],
-            "a write the register file did not arm skips nothing"
-        );
-        assert_eq!(edge(&mut uut, idle), vec![1, 2, 3]);
     }
 }

@@ -10,7 +10,6 @@
 use pmcg_hdl::apb::ApbCompleter;
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::regmap::RegisterMap;
-use rust_hdl::prelude::*;
 
 /// The completer's Verilog module name when emitted alone.
 pub const APB_TOP: &str = "pmcg_apb";
@@ -22,19 +21,12 @@ pub fn completer_verilog(
     filter_tables: bool,
     top: &str,
 ) -> Result<String, String> {
-    let map = RegisterMap::new(cfg);
-    let mut uut = ApbCompleter::new(&map, filter_tables);
-    uut.connect_all();
-    check_all(&uut).map_err(|e| format!("rust-hdl check of the APB completer: {e:?}"))?;
-    let mut defines = ModuleDefines::default();
-    uut.accept(top, &mut defines);
-    Ok(format!(
-        "{}// PMCG APB4 completer (ApbCompleter), generated with rust-hdl 0.46. Do not edit.\n\
-         // {}, filter_tables = {filter_tables}\n{}",
-        crate::spdx_line("//"),
-        cfg.summary(),
-        defines.defines()
-    ))
+    let mut uut = ApbCompleter::new(&RegisterMap::new(cfg), filter_tables);
+    let what = format!(
+        "APB4 completer (ApbCompleter)\n// {}, filter_tables = {filter_tables}",
+        cfg.summary()
+    );
+    crate::block_verilog(&mut uut, top, &what)
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 
 use pmcg_hdl::config::PmcgConfig;
 use pmcg_hdl::decode::AddrDecode;
-use rust_hdl::prelude::*;
 
 /// The decoder's Verilog module name when emitted alone.
 pub const DECODE_TOP: &str = "pmcg_decode";
@@ -16,18 +15,8 @@ pub const DECODE_TOP: &str = "pmcg_decode";
 /// The Verilog of the decoder of `cfg`'s register map, top module `top`. The same inputs give
 /// the same text.
 pub fn decoder_verilog(cfg: &PmcgConfig, top: &str) -> Result<String, String> {
-    let mut uut = AddrDecode::new(cfg);
-    uut.connect_all();
-    check_all(&uut).map_err(|e| format!("rust-hdl check of the address decoder: {e:?}"))?;
-    let mut defines = ModuleDefines::default();
-    uut.accept(top, &mut defines);
-    Ok(format!(
-        "{}// PMCG address decoder (AddrDecode), generated with rust-hdl 0.46. Do not edit.\n\
-         // {}\n{}",
-        crate::spdx_line("//"),
-        cfg.summary(),
-        defines.defines()
-    ))
+    let what = format!("address decoder (AddrDecode)\n// {}", cfg.summary());
+    crate::block_verilog(&mut AddrDecode::new(cfg), top, &what)
 }
 
 #[cfg(test)]

@@ -16,7 +16,9 @@ pub mod collateral;
 pub mod decode;
 pub mod filter_table;
 pub mod flow;
+pub mod fresh_flags;
 pub mod hi_bank;
+pub mod match_regs;
 pub mod msi;
 pub mod stamp;
 pub mod sweep;
@@ -38,6 +40,21 @@ pub fn spdx_line(comment: &str) -> String {
 
 /// Default name of the emitted top module.
 pub const DEFAULT_TOP: &str = "smmu_pmcg";
+
+/// The Verilog of one block emitted alone for its block-level tests, top module `top`: connects
+/// it, runs rust-hdl's checks, and heads the text with the SPDX line and `what` (the block, and
+/// what it was built from, so that different builds differ in text).
+pub fn block_verilog(uut: &mut dyn Block, top: &str, what: &str) -> Result<String, String> {
+    uut.connect_all();
+    check_all(uut).map_err(|e| format!("rust-hdl check of the {what}: {e:?}"))?;
+    let mut defines = ModuleDefines::default();
+    uut.accept(top, &mut defines);
+    Ok(format!(
+        "{}// PMCG {what}, generated with rust-hdl 0.46. Do not edit.\n{}",
+        spdx_line("//"),
+        defines.defines()
+    ))
+}
 
 /// Why Verilog could not be emitted.
 #[derive(Debug)]

@@ -7,23 +7,17 @@
 //! ```
 
 use pmcg_hdl::msi::MsiMaster;
-use rust_hdl::prelude::*;
 
 /// The MSI master's Verilog module name when emitted alone.
 pub const MSI_TOP: &str = "pmcg_msi";
 
 /// The Verilog of the MSI master (it has no configuration), top module `top`.
 pub fn msi_verilog(top: &str) -> Result<String, String> {
-    let mut uut = MsiMaster::default();
-    uut.connect_all();
-    check_all(&uut).map_err(|e| format!("rust-hdl check of the MSI master: {e:?}"))?;
-    let mut defines = ModuleDefines::default();
-    uut.accept(top, &mut defines);
-    Ok(format!(
-        "{}// PMCG MSI write master (MsiMaster), generated with rust-hdl 0.46. Do not edit.\n{}",
-        crate::spdx_line("//"),
-        defines.defines()
-    ))
+    crate::block_verilog(
+        &mut MsiMaster::default(),
+        top,
+        "MSI write master (MsiMaster)",
+    )
 }
 
 #[cfg(test)]
