@@ -82,16 +82,6 @@ impl NativeDecoder {
         uut.connect_all();
         NativeDecoder(uut)
     }
-
-    fn settle(&mut self) {
-        for _ in 0..50 {
-            self.0.update_all();
-            if !self.0.has_changed() {
-                return;
-            }
-        }
-        panic!("the decoder did not settle in 50 passes");
-    }
 }
 
 impl Decoder for NativeDecoder {
@@ -103,9 +93,9 @@ impl Decoder for NativeDecoder {
         self.0.paddr.next = (paddr as u64).into();
         self.0.xfer_nx.next = xfer_nx;
         self.0.clock.next = Clock { clk: false };
-        self.settle();
+        common::settle_block(&mut self.0, "the decoder", 50);
         self.0.clock.next = Clock { clk: true };
-        self.settle();
+        common::settle_block(&mut self.0, "the decoder", 50);
         let u = &self.0;
         Decoded {
             singles: vec![

@@ -59,16 +59,6 @@ impl NativeCompleter {
         uut.pstrb.next = 0xF.into();
         NativeCompleter(uut)
     }
-
-    fn settle(&mut self) {
-        for _ in 0..50 {
-            self.0.update_all();
-            if !self.0.has_changed() {
-                return;
-            }
-        }
-        panic!("the APB completer did not settle in 50 passes");
-    }
 }
 
 impl Completer for NativeCompleter {
@@ -85,7 +75,7 @@ impl Completer for NativeCompleter {
         u.paddr.next = (paddr as u64).into();
         u.rst.next = !presetn;
         u.filt_busy.next = filt_busy;
-        self.settle();
+        common::settle_block(&mut self.0, "the APB completer", 50);
         let u = &self.0;
         let c = Cycle {
             seen: Seen {
@@ -98,7 +88,7 @@ impl Completer for NativeCompleter {
             held: u.held.val(),
         };
         self.0.clock.next = Clock { clk: true };
-        self.settle();
+        common::settle_block(&mut self.0, "the APB completer", 50);
         c
     }
 

@@ -71,16 +71,6 @@ trait FreshDut {
 
 struct NativeFresh(FreshFlags);
 
-fn settle(u: &mut FreshFlags) {
-    for _ in 0..20 {
-        u.update_all();
-        if !u.has_changed() {
-            return;
-        }
-    }
-    panic!("the fresh flags did not settle in 20 passes");
-}
-
 impl FreshDut for NativeFresh {
     fn name(&self) -> &'static str {
         "native"
@@ -88,7 +78,7 @@ impl FreshDut for NativeFresh {
 
     fn initial(&mut self) -> (bool, bool) {
         self.0.clock.next = Clock { clk: false };
-        settle(&mut self.0);
+        common::settle_block(&mut self.0, "the fresh flags", 20);
         (self.0.evt_sel.val(), self.0.smr_sel.val())
     }
 
@@ -100,9 +90,9 @@ impl FreshDut for NativeFresh {
         u.wr_evt.next = we;
         u.wr_smr.next = ws;
         u.wr_idx.next = (wi as u64).into();
-        settle(u);
+        common::settle_block(u, "the fresh flags", 20);
         u.clock.next = Clock { clk: true };
-        settle(u);
+        common::settle_block(u, "the fresh flags", 20);
         (u.evt_sel.val(), u.smr_sel.val())
     }
 }

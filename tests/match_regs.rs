@@ -65,21 +65,11 @@ impl MatchDut for NativeMatch {
         u.wr_next.next = i.wr_next;
         u.arm.next = i.arm;
         u.evc_sel.next = i.evc_sel.into();
-        settle(u);
+        common::settle_block(u, "the match registers", 20);
         u.clock.next = Clock { clk: true };
-        settle(u);
+        common::settle_block(u, "the match registers", 20);
         u.q.iter().map(|q| q.val().to_u64() as u8).collect()
     }
-}
-
-fn settle(u: &mut MatchRegs) {
-    for _ in 0..20 {
-        u.update_all();
-        if !u.has_changed() {
-            return;
-        }
-    }
-    panic!("the match registers did not settle in 20 passes");
 }
 
 struct VerilatorMatch {

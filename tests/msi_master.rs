@@ -135,16 +135,6 @@ impl NativeMsi {
         uut.connect_all();
         NativeMsi(uut)
     }
-
-    fn settle(&mut self) {
-        for _ in 0..50 {
-            self.0.update_all();
-            if !self.0.has_changed() {
-                return;
-            }
-        }
-        panic!("the MSI master did not settle in 50 passes");
-    }
 }
 
 impl MsiDut for NativeMsi {
@@ -168,7 +158,7 @@ impl MsiDut for NativeMsi {
         u.mpam.next = (i.mpam as u64).into();
         u.en_next.next = i.en_next;
         u.owed_next.next = i.owed_next;
-        self.settle();
+        common::settle_block(&mut self.0, "the MSI master", 50);
         let u = &self.0;
         let o = Outputs {
             awvalid: u.awvalid.val(),
@@ -185,7 +175,7 @@ impl MsiDut for NativeMsi {
             abt: u.abt.val(),
         };
         self.0.clock.next = Clock { clk: true };
-        self.settle();
+        common::settle_block(&mut self.0, "the MSI master", 50);
         o
     }
 }

@@ -355,3 +355,15 @@ pub fn scripts_pass_on_every_backend(scripts: &[&str]) {
         }
     }
 }
+
+/// Settles a RustHDL block on its own (a block test's native backend): whole-block passes until
+/// nothing changes; panics naming `what` when `max_passes` do not settle it.
+pub fn settle_block(block: &mut dyn rust_hdl::prelude::Block, what: &str, max_passes: usize) {
+    for _ in 0..max_passes {
+        block.update_all();
+        if !block.has_changed() {
+            return;
+        }
+    }
+    panic!("{what} did not settle in {max_passes} passes");
+}
