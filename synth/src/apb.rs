@@ -22,11 +22,8 @@ pub fn completer_verilog(
     top: &str,
 ) -> Result<String, String> {
     let mut uut = ApbCompleter::new(&RegisterMap::new(cfg), filter_tables);
-    let what = format!(
-        "APB4 completer (ApbCompleter)\n// {}, filter_tables = {filter_tables}",
-        cfg.summary()
-    );
-    crate::block_verilog(&mut uut, top, &what)
+    let built_from = format!("{}, filter_tables = {filter_tables}", cfg.summary());
+    crate::block_verilog(&mut uut, top, "APB4 completer (ApbCompleter)", &built_from)
 }
 
 #[cfg(test)]

@@ -15,8 +15,12 @@ pub const DECODE_TOP: &str = "pmcg_decode";
 /// The Verilog of the decoder of `cfg`'s register map, top module `top`. The same inputs give
 /// the same text.
 pub fn decoder_verilog(cfg: &PmcgConfig, top: &str) -> Result<String, String> {
-    let what = format!("address decoder (AddrDecode)\n// {}", cfg.summary());
-    crate::block_verilog(&mut AddrDecode::new(cfg), top, &what)
+    crate::block_verilog(
+        &mut AddrDecode::new(cfg),
+        top,
+        "address decoder (AddrDecode)",
+        &cfg.summary(),
+    )
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@
 
 use crate::flow::FlowError;
 use pmcg_hdl::filter_table::{FilterTable, FilterTableFault, TableShape};
-use rust_hdl::prelude::*;
 use std::path::Path;
 
 /// The tables' Verilog module name when emitted alone.
@@ -26,20 +25,16 @@ pub fn filter_table_verilog(
     fault: Option<FilterTableFault>,
     top: &str,
 ) -> Result<String, String> {
-    let mut table = FilterTable::new(shape, fault);
-    table.connect_all();
-    check_all(&table).map_err(|e| format!("rust-hdl check of the filter tables: {e:?}"))?;
-    let mut defines = ModuleDefines::default();
-    table.accept(top, &mut defines);
-    Ok(format!(
-        "{}// PMCG StreamID filter tables (FilterTable), generated with rust-hdl 0.46. Do not \
-         edit.\n// counters = {}, lanes = {}, sid_bytes = {}, fault = {fault:?}\n{}",
-        crate::spdx_line("//"),
-        shape.counters,
-        shape.lanes,
-        shape.sid_bytes,
-        defines.defines()
-    ))
+    let built_from = format!(
+        "counters = {}, lanes = {}, sid_bytes = {}, fault = {fault:?}",
+        shape.counters, shape.lanes, shape.sid_bytes
+    );
+    crate::block_verilog(
+        &mut FilterTable::new(shape, fault),
+        top,
+        "StreamID filter tables (FilterTable)",
+        &built_from,
+    )
 }
 
 /// The harness around the tables (module `pmcg_harness`, the flow's top; `flow`'s

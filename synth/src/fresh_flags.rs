@@ -15,6 +15,10 @@ pub const FRESH_FLAGS_TOP: &str = "pmcg_fresh_flags";
 
 /// The Verilog of the block for `counters` counters, top module `top`.
 pub fn fresh_flags_verilog(counters: usize, top: &str) -> Result<String, String> {
-    let what = format!("EVTYPER/SMR fresh flags (FreshFlags)\n// counters = {counters}");
-    crate::block_verilog(&mut FreshFlags::new(counters), top, &what)
+    crate::block_verilog(
+        &mut FreshFlags::new(counters),
+        top,
+        "EVTYPER/SMR fresh flags (FreshFlags)",
+        &format!("counters = {counters}"),
+    )
 }

@@ -7,7 +7,6 @@
 //! ```
 
 use pmcg_hdl::hi_bank::{HiBank, HiBankFault, HI_IDX_LSB};
-use rust_hdl::prelude::*;
 
 /// The bank's Verilog module name when emitted alone.
 pub const HI_BANK_TOP: &str = "pmcg_hi_bank";
@@ -20,17 +19,12 @@ pub fn hi_bank_verilog(
     fault: Option<HiBankFault>,
     top: &str,
 ) -> Result<String, String> {
-    let mut bank = HiBank::new(counters, counter_bits - 32, HI_IDX_LSB, fault);
-    bank.connect_all();
-    check_all(&bank).map_err(|e| format!("rust-hdl check of the upper-word bank: {e:?}"))?;
-    let mut defines = ModuleDefines::default();
-    bank.accept(top, &mut defines);
-    Ok(format!(
-        "{}// PMCG upper-word bank (HiBank), generated with rust-hdl 0.46. Do not edit.\n\
-         // counters = {counters}, counter_bits = {counter_bits}, fault = {fault:?}\n{}",
-        crate::spdx_line("//"),
-        defines.defines()
-    ))
+    crate::block_verilog(
+        &mut HiBank::new(counters, counter_bits - 32, HI_IDX_LSB, fault),
+        top,
+        "upper-word bank (HiBank)",
+        &format!("counters = {counters}, counter_bits = {counter_bits}, fault = {fault:?}"),
+    )
 }
 
 #[cfg(test)]

@@ -42,15 +42,20 @@ pub fn spdx_line(comment: &str) -> String {
 pub const DEFAULT_TOP: &str = "smmu_pmcg";
 
 /// The Verilog of one block emitted alone for its block-level tests, top module `top`: connects
-/// it, runs rust-hdl's checks, and heads the text with the SPDX line and `what` (the block, and
-/// what it was built from, so that different builds differ in text).
-pub fn block_verilog(uut: &mut dyn Block, top: &str, what: &str) -> Result<String, String> {
+/// it, runs rust-hdl's checks, and heads the text with the SPDX line, `what` (the block) and
+/// `built_from` (its parameters, so that different builds differ in text).
+pub fn block_verilog(
+    uut: &mut dyn Block,
+    top: &str,
+    what: &str,
+    built_from: &str,
+) -> Result<String, String> {
     uut.connect_all();
     check_all(uut).map_err(|e| format!("rust-hdl check of the {what}: {e:?}"))?;
     let mut defines = ModuleDefines::default();
     uut.accept(top, &mut defines);
     Ok(format!(
-        "{}// PMCG {what}, generated with rust-hdl 0.46. Do not edit.\n{}",
+        "{}// PMCG {what}, generated with rust-hdl 0.46. Do not edit.\n// {built_from}\n{}",
         spdx_line("//"),
         defines.defines()
     ))

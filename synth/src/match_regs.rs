@@ -14,6 +14,10 @@ pub const MATCH_REGS_TOP: &str = "pmcg_match_regs";
 
 /// The Verilog of the block for `counters` counters, top module `top`.
 pub fn match_regs_verilog(counters: usize, top: &str) -> Result<String, String> {
-    let what = format!("match registers (MatchRegs)\n// counters = {counters}");
-    crate::block_verilog(&mut MatchRegs::new(counters), top, &what)
+    crate::block_verilog(
+        &mut MatchRegs::new(counters),
+        top,
+        "match registers (MatchRegs)",
+        &format!("counters = {counters}"),
+    )
 }

@@ -17,6 +17,7 @@ pub fn msi_verilog(top: &str) -> Result<String, String> {
         &mut MsiMaster::default(),
         top,
         "MSI write master (MsiMaster)",
+        "no parameters",
     )
 }
 
