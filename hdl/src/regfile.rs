@@ -99,6 +99,9 @@ pub enum RtlFault {
     HiBank(HiBankFault),
     /// In the StreamID filter tables (filter_table.rs; configurations with `filter_tables`).
     FilterTable(FilterTableFault),
+    /// `acc_r` / `evk_r` registered from their sources' current values, not their values after
+    /// the edge: one edge late after an SCR, ROOTCR, filter or event-selection change.
+    StaleAccept,
 }
 
 #[derive(LogicBlock)]
@@ -438,14 +441,16 @@ pub struct RegFile {
     /// filter (CARE, mode; SMRn) and event selection, so the write's address decode, merge and
     /// the filter decode are not one path.
     fd_evt: DFF<Bits<32>>,
-    /// The event decode's compares of `fd_evt`, registered with it from the same value, per
-    /// nibble j of EVENT: bit j of `fd_cyc`, nibble j is 0 (event 0, cycles, when all four are
-    /// set); bit j of `fd_nib[k]`, nibble j is lane k's event's (lane k's event when all four
-    /// are set). `dec_sel` is built from these flip-flops, not from 16-bit compares in front
-    /// of every counter's event selection (32x32's sweep seeds ran there), and the match
-    /// registers' event-0 term reads `fd_cyc` (`cyc_nx`). Nibbles, not whole compares: the
-    /// block-RAM read, the write's merge and a whole compare were five LUT levels.
-    fd_cyc: DFF<Bits<4>>,
+    /// The event decode's compares of `fd_evt`, registered with it from the same value: `fd_cyc`,
+    /// EVENT is 0 (cycles); per nibble j of EVENT, bit j of `fd_nib[k]`, nibble j is lane k's
+    /// event's (lane k's event when all four are set). `dec_sel` is built from these
+    /// flip-flops, not from 16-bit compares in front of every counter's event selection
+    /// (32x32's sweep seeds ran there), and the match registers' event-0 term reads `fd_cyc`
+    /// (`cyc_nx`) straight from its flip-flop: as four nibble flags ANDed behind their
+    /// registers, that AND and its fanout to every counter were 32x32's 97.7 MHz path. Nibbles
+    /// for the lane events, not whole compares: the block-RAM read, the write's merge and a
+    /// whole compare with an event id were five LUT levels (a compare with 0 is one fewer).
+    fd_cyc: DFF<Bit>,
     fd_nib: Vec<DFF<Bits<4>>>,
     /// The EVTYPER value `fd_evt` loads at an EVTYPER/SMR write, and its nibble compares with
     /// one lane event's.
@@ -697,6 +702,19 @@ pub struct RegFile {
     /// SMRn is written with the decode, one edge after its access, so the two never mix).
     f_care: Vec<DFF<Bits<32>>>,
     f_mode: Vec<DFF<Bits<13>>>,
+    /// Counter n's accepted security states (`acc`, MPAM limits applied) and event kind (bit 0:
+    /// a lane event that counts unfiltered, bit 1: one that obeys the filter), registered from
+    /// the next values of their sources (its EVTYPER decode and filter mode, SCR, ROOTCR): equal
+    /// at every cycle to the same logic on their registers, one edge sooner, so SCR.SO and the
+    /// event-kind muxes are not on the match register's path (issue 11: 32x32's 98.4 MHz path
+    /// from SCR.SO into a match register).
+    acc_r: Vec<DFF<Bits<8>>>,
+    evk_r: Vec<DFF<Bits<2>>>,
+    /// SCR and ROOTCR as `acc_r` / `evk_r` take them (after the edge).
+    scr_acc: Signal<Local, Bits<32>>,
+    rootcr_acc: Signal<Local, Bits<32>>,
+    /// Planted fault `RtlFault::StaleAccept` (tests only).
+    stale_accept: Constant<Bit>,
     /// Reset filter: the EVTYPERn/SMRn reset values decoded (ExactSID on StreamID 0).
     care_reset: Constant<Bits<32>>,
     mode_reset: Constant<Bits<13>>,
@@ -743,6 +761,7 @@ pub struct RegFile {
     lim_ok: Signal<Local, Bit>,
     ev_ok: Signal<Local, Bit>,
     filtered: Signal<Local, Bit>,
+    evk: Signal<Local, Bits<2>>,
     count: Signal<Local, Bits<4>>,
     /// This cycle's match of the counter being built (into its match register).
     m_sum: Signal<Local, Bits<4>>,
@@ -1012,6 +1031,11 @@ impl RegFile {
             na_ok: Default::default(),
             f_care: (0..n).map(|_| Default::default()).collect(),
             f_mode: (0..n).map(|_| Default::default()).collect(),
+            acc_r: (0..n).map(|_| Default::default()).collect(),
+            evk_r: (0..n).map(|_| Default::default()).collect(),
+            scr_acc: Default::default(),
+            rootcr_acc: Default::default(),
+            stale_accept: Constant::new(fault == Some(RtlFault::StaleAccept)),
             care_reset: c32(f_reset.care),
             mode_reset: Constant::new(f_reset.mode.into()),
             // The bits of unsupported events read as filterable: no counter selects them, and
@@ -1036,6 +1060,7 @@ impl RegFile {
             lim_ok: Default::default(),
             ev_ok: Default::default(),
             filtered: Default::default(),
+            evk: Default::default(),
             count: Default::default(),
             m_sum: Default::default(),
             filt_load: Default::default(),
@@ -1816,7 +1841,7 @@ impl Logic for RegFile {
         self.evt_ram.write_enable.next = self.wr_ok.val() & self.evt_in.val();
         // The event decode of the registered EVTYPER value (loaded one edge after the write).
         self.dec_sel.next = 0.into();
-        if self.fd_cyc.q.val().all() {
+        if self.fd_cyc.q.val() {
             self.dec_sel.next = self.cycle_sel.val();
         }
         for k in 0..self.lane_ev_id.len() {
@@ -1826,7 +1851,7 @@ impl Logic for RegFile {
         }
         self.dsel_r.d.next = self.dec_sel.val();
         self.sel_dec.next = self.dec_sel.val();
-        self.cyc_ld.next = self.fd_cyc.q.val().all();
+        self.cyc_ld.next = self.fd_cyc.q.val();
         if self.tables.val() {
             self.sel_dec.next = self.dsel_r.q.val();
             self.cyc_ld.next = self.dsel_r.q.val().get_bit(6);
@@ -1945,23 +1970,10 @@ impl Logic for RegFile {
             self.sel_load.next = self.tab_flip.val();
             self.filt_go.next = self.tab_flip.val();
         }
-        // Live security controls (registers; 0 when not implemented).
+        // Live security controls for MPAM filtering's VALUE (the PARTID space; registers, 0 when
+        // not implemented). The accepted states use their values after the edge (`acc_r`).
         self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
-        self.scr_nao.next = (self.scr.q.val() & self.scr_nao_mask.val()).any();
         self.rlo.next = (self.rootcr.q.val() & self.rlo_mask.val()).any();
-        self.rto.next = (self.rootcr.q.val() & self.rto_mask.val()).any();
-        self.sao.next = (self.rootcr.q.val() & self.sao_mask.val()).any();
-        self.pmo.next = (self.rootcr.q.val() & self.pmo_mask.val()).any();
-        self.root_nao.next = (self.rootcr.q.val() & self.root_nao_mask.val()).any();
-        // 10.4.4: non-attributable events count always without Secure state, with SO = 1
-        // without Realm, and with ROOTCR.NAO & (SO | SCR.NAO) with Realm.
-        self.na_ok.next = true;
-        if self.secure_impl.val() {
-            self.na_ok.next = self.so.val();
-        }
-        if self.realm_impl.val() {
-            self.na_ok.next = self.root_nao.val() & (self.so.val() | self.scr_nao.val());
-        }
         self.filt_wr0.next = self.wr_ok.val()
             & ((self.evt_in.val() & self.dec.arr_sel.val().get_bit(0))
                 | (self.smr_in.val() & self.dec.arr_sel.val().get_bit(0)));
@@ -2007,7 +2019,7 @@ impl Logic for RegFile {
                     .val()
                     .replace_bit(j, !self.evt_ld.val().get_bits::<4>(4 * j).any());
             }
-            self.fd_cyc.d.next = self.cz_eq.val();
+            self.fd_cyc.d.next = self.cz_eq.val().all();
         }
         if self.wr_ok.val() & self.evt_in.val() {
             self.fd_smr.d.next = self.sel_smr.val();
@@ -2079,55 +2091,6 @@ impl Logic for RegFile {
             // ---- Match: the registered lanes against the counter's event and filter of this
             // cycle (10.4, 10.4.2-10.4.4, 10.6; docs/behaviour.md "Accepted set").
             self.m_now.next = self.f_mode[n].q.val();
-            self.sec_eff.next = self.m_now.val().get_bit(2) & self.so.val();
-            self.acc.next = 0.into();
-            if self.realm_impl.val() {
-                self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
-                if self.m_now.val().get_bit(1) {
-                    // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
-                    // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
-                    self.acc.next = 0x01u64.into();
-                    if self.so.val() & ((!self.rel.val()) | self.m_now.val().get_bit(2)) {
-                        self.acc.next = self.acc.val() | 0x02u64;
-                    }
-                    if self.rel.val() {
-                        self.acc.next = self.acc.val() | 0x04u64;
-                        if self.rto.val() {
-                            self.acc.next = self.acc.val() | 0x08u64;
-                        }
-                        if self.sao.val() {
-                            self.acc.next = self.acc.val() | 0x10u64;
-                        }
-                    }
-                } else {
-                    // One state by the Rel/Sec table; {1, 1} is reserved and behaves as {0, 0}.
-                    if !(self.rel.val() ^ self.sec_eff.val()) {
-                        self.acc.next = 0x01u64.into();
-                    }
-                    if self.sec_eff.val() & (!self.rel.val()) {
-                        self.acc.next = 0x02u64.into();
-                    }
-                    if self.rel.val() & (!self.sec_eff.val()) {
-                        self.acc.next = 0x04u64.into();
-                    }
-                }
-                // NSP (PM = 1) counts like Non-secure, only with ROOTCR.PMO.
-                if self.pmo.val() & self.acc.val().get_bit(0) {
-                    self.acc.next = self.acc.val() | 0x20u64;
-                }
-            } else {
-                self.rel.next = false;
-                // Without Realm (RLO, RTO, SAO, PMO are 0) the same rules reduce to the Secure
-                // state's: AllSIDManySECSID takes NS, and S with SO; the others one state.
-                // (A separate branch only to spare the native simulation the work.)
-                self.acc.next = 0x01u64.into();
-                if self.m_now.val().get_bit(1) & self.so.val() {
-                    self.acc.next = 0x03u64.into();
-                }
-                if (!self.m_now.val().get_bit(1)) & self.sec_eff.val() {
-                    self.acc.next = 0x02u64.into();
-                }
-            }
             // MPAM: the selected PARTID space (FILTER_MPAM_SP) and its MPAMIDR limits.
             // VALUE = SMR & CARE (the global filter's is SMR0's); SMR's PARTID/PMG under MPAM.
             self.smr_now.next = self.c_smr[n].q.val();
@@ -2144,29 +2107,17 @@ impl Logic for RegFile {
                 if (!self.m_now.val().get_bit(7)) & self.so.val() {
                     // 0b00 / 0b10: Secure when SO = 1.
                     self.val_now.next = self.m_val.val() | self.sp_s_word.val();
-                    self.lim_ok.next = ((!self.m_now.val().get_bit(5))
-                        | self.m_now.val().get_bit(10))
-                        & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(12));
                 } else {
-                    // Otherwise Non-secure, or Realm for 0b11 with RLO = 1 (MPAMIDR's limits).
+                    // Otherwise Non-secure, or Realm for 0b11 with RLO = 1.
                     self.val_now.next = self.m_val.val() | self.sp_ns_word.val();
                     if self.m_now.val().get_bit(7) & self.m_now.val().get_bit(8) & self.rlo.val() {
                         self.val_now.next = self.m_val.val() | self.sp_realm_word.val();
                     }
-                    self.lim_ok.next = ((!self.m_now.val().get_bit(5))
-                        | self.m_now.val().get_bit(9))
-                        & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(11));
                 }
-                if !self.lim_ok.val() {
-                    self.acc.next = 0.into();
-                }
-            } else {
-                self.lim_ok.next = true;
             }
-            self.filtered.next = self.filterable.val().get_bit(self.lane_bit.val().index());
-            // Non-attributable events (10.4.4) skip the filters but obey NAO/SO.
-            self.ev_ok.next = self.is_lane.val()
-                & ((!self.nonattr.val().get_bit(self.lane_bit.val().index())) | self.na_ok.val());
+            // The accepted states and the event kind (registered, `acc_r` / `evk_r`).
+            self.acc.next = self.acc_r[n].q.val();
+            self.evk.next = self.evk_r[n].q.val();
             self.m_sum.next = 0.into();
             for l in 0..self.hit.len() {
                 // A dynamic bit select, not a shift (rust-hdl 0.46 simulated shifts with BigUint).
@@ -2181,30 +2132,34 @@ impl Logic for RegFile {
                     // The StreamID compare is the tables' (the lanes registered at the edge
                     // that looked them up).
                     self.hit[l].next = self.hit[l].val()
-                        & self.ev_ok.val()
-                        & ((!self.filtered.val())
-                            | (self.tab_hit[l].val().get_bit(n)
-                                & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
-                                & (self.acc.val() & self.lane_acc[l].val()).any()));
+                        & (self.evk.val().get_bit(0)
+                            | (self.evk.val().get_bit(1)
+                                & (self.tab_hit[l].val().get_bit(n)
+                                    & ((!self.lane_nosid[l].val())
+                                        | self.m_now.val().get_bit(0))
+                                    & (self.acc.val() & self.lane_acc[l].val()).any())));
                 } else if self.mpam_on.val() {
                     self.key.next = self.lane_sid[l].val();
                     if self.m_now.val().get_bit(4) {
                         self.key.next = self.lane_mpam[l].val();
                     }
                     self.hit[l].next = self.hit[l].val()
-                        & self.ev_ok.val()
-                        & ((!self.filtered.val())
-                            | (((self.key.val() & self.f_care[n].q.val()) == self.val_now.val())
-                                & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
-                                & (self.acc.val() & self.lane_acc[l].val()).any()));
+                        & (self.evk.val().get_bit(0)
+                            | (self.evk.val().get_bit(1)
+                                & (((self.key.val() & self.f_care[n].q.val())
+                                    == self.val_now.val())
+                                    & ((!self.lane_nosid[l].val())
+                                        | self.m_now.val().get_bit(0))
+                                    & (self.acc.val() & self.lane_acc[l].val()).any())));
                 } else {
                     self.hit[l].next = self.hit[l].val()
-                        & self.ev_ok.val()
-                        & ((!self.filtered.val())
-                            | (((self.lane_sid[l].val() & self.f_care[n].q.val())
-                                == self.val_now.val())
-                                & ((!self.lane_nosid[l].val()) | self.m_now.val().get_bit(0))
-                                & (self.acc.val() & self.lane_acc[l].val()).any()));
+                        & (self.evk.val().get_bit(0)
+                            | (self.evk.val().get_bit(1)
+                                & (((self.lane_sid[l].val() & self.f_care[n].q.val())
+                                    == self.val_now.val())
+                                    & ((!self.lane_nosid[l].val())
+                                        | self.m_now.val().get_bit(0))
+                                    & (self.acc.val() & self.lane_acc[l].val()).any())));
                 }
                 self.m_sum.next = self.m_sum.val() + self.hit[l].val();
             }
@@ -2807,5 +2762,127 @@ impl Logic for RegFile {
         }
         // IRQ_CFG0 is nonzero (one edge behind the register: see the field).
         self.msi_addr_nz.d.next = (self.cfg0.q.val() | self.cfg0_hi.q.val()).any();
+        // ---- Counter n's accepted security states and event kind after this edge (`acc_r`,
+        // `evk_r`): the match's rules (10.4, 10.4.2-10.4.4, 10.6; docs/behaviour.md "Accepted
+        // set") on the values its sources take at this edge (SCR, ROOTCR, the counter's filter
+        // mode and event selection, after every write and the reset above). ----------------------
+        self.scr_acc.next = self.scr.d.val();
+        self.rootcr_acc.next = self.rootcr.d.val();
+        if self.stale_accept.val() {
+            self.scr_acc.next = self.scr.q.val();
+            self.rootcr_acc.next = self.rootcr.q.val();
+        }
+        self.so.next = (self.scr_acc.val() & self.so_mask.val()).any();
+        self.scr_nao.next = (self.scr_acc.val() & self.scr_nao_mask.val()).any();
+        self.rlo.next = (self.rootcr_acc.val() & self.rlo_mask.val()).any();
+        self.rto.next = (self.rootcr_acc.val() & self.rto_mask.val()).any();
+        self.sao.next = (self.rootcr_acc.val() & self.sao_mask.val()).any();
+        self.pmo.next = (self.rootcr_acc.val() & self.pmo_mask.val()).any();
+        self.root_nao.next = (self.rootcr_acc.val() & self.root_nao_mask.val()).any();
+        // 10.4.4: non-attributable events count always without Secure state, with SO = 1
+        // without Realm, and with ROOTCR.NAO & (SO | SCR.NAO) with Realm.
+        self.na_ok.next = true;
+        if self.secure_impl.val() {
+            self.na_ok.next = self.so.val();
+        }
+        if self.realm_impl.val() {
+            self.na_ok.next = self.root_nao.val() & (self.so.val() | self.scr_nao.val());
+        }
+        for n in 0..self.acc_r.len() {
+            self.acc_r[n].clock.next = self.clock.val();
+            self.evk_r[n].clock.next = self.clock.val();
+            self.m_now.next = self.f_mode[n].d.val();
+            if self.stale_accept.val() {
+                self.m_now.next = self.f_mode[n].q.val();
+            }
+            self.sec_eff.next = self.m_now.val().get_bit(2) & self.so.val();
+            self.acc.next = 0.into();
+            if self.realm_impl.val() {
+                self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
+                if self.m_now.val().get_bit(1) {
+                    // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
+                    // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
+                    self.acc.next = 0x01u64.into();
+                    if self.so.val() & ((!self.rel.val()) | self.m_now.val().get_bit(2)) {
+                        self.acc.next = self.acc.val() | 0x02u64;
+                    }
+                    if self.rel.val() {
+                        self.acc.next = self.acc.val() | 0x04u64;
+                        if self.rto.val() {
+                            self.acc.next = self.acc.val() | 0x08u64;
+                        }
+                        if self.sao.val() {
+                            self.acc.next = self.acc.val() | 0x10u64;
+                        }
+                    }
+                } else {
+                    // One state by the Rel/Sec table; {1, 1} is reserved and behaves as {0, 0}.
+                    if !(self.rel.val() ^ self.sec_eff.val()) {
+                        self.acc.next = 0x01u64.into();
+                    }
+                    if self.sec_eff.val() & (!self.rel.val()) {
+                        self.acc.next = 0x02u64.into();
+                    }
+                    if self.rel.val() & (!self.sec_eff.val()) {
+                        self.acc.next = 0x04u64.into();
+                    }
+                }
+                // NSP (PM = 1) counts like Non-secure, only with ROOTCR.PMO.
+                if self.pmo.val() & self.acc.val().get_bit(0) {
+                    self.acc.next = self.acc.val() | 0x20u64;
+                }
+            } else {
+                self.rel.next = false;
+                // Without Realm (RLO, RTO, SAO, PMO are 0) the same rules reduce to the Secure
+                // state's: AllSIDManySECSID takes NS, and S with SO; the others one state.
+                // (A separate branch only to spare the native simulation the work.)
+                self.acc.next = 0x01u64.into();
+                if self.m_now.val().get_bit(1) & self.so.val() {
+                    self.acc.next = 0x03u64.into();
+                }
+                if (!self.m_now.val().get_bit(1)) & self.sec_eff.val() {
+                    self.acc.next = 0x02u64.into();
+                }
+            }
+            // MPAM filtering (FILTER_MPAM_SP): a PARTID or PMG filter beyond the selected space's
+            // MPAMIDR limits counts nothing.
+            self.lim_ok.next = true;
+            if self.mpam_on.val() & self.m_now.val().get_bit(4) {
+                if (!self.m_now.val().get_bit(7)) & self.so.val() {
+                    // 0b00 / 0b10: Secure when SO = 1.
+                    self.lim_ok.next = ((!self.m_now.val().get_bit(5))
+                        | self.m_now.val().get_bit(10))
+                        & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(12));
+                } else {
+                    // Otherwise Non-secure, or Realm (MPAMIDR's limits).
+                    self.lim_ok.next = ((!self.m_now.val().get_bit(5))
+                        | self.m_now.val().get_bit(9))
+                        & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(11));
+                }
+            }
+            if !self.lim_ok.val() {
+                self.acc.next = 0.into();
+            }
+            self.acc_r[n].d.next = self.acc.val();
+            // The event kind: a lane event (`event_sel` layout), filterable or not;
+            // non-attributable events (10.4.4) skip the filters but obey NAO/SO.
+            self.sel_now.next = self.c_sel[n].d.val();
+            if self.stale_accept.val() {
+                self.sel_now.next = self.c_sel[n].q.val();
+            }
+            self.lane_bit.next = bit_cast::<5, 7>(self.sel_now.val()) & self.lane_bit_mask.val();
+            self.is_lane.next = self.sel_now.val().get_bit(5);
+            self.filtered.next = self.filterable.val().get_bit(self.lane_bit.val().index());
+            self.ev_ok.next = self.is_lane.val()
+                & ((!self.nonattr.val().get_bit(self.lane_bit.val().index())) | self.na_ok.val());
+            self.evk.next = 0.into();
+            if self.ev_ok.val() & (!self.filtered.val()) {
+                self.evk.next = 1.into();
+            }
+            if self.ev_ok.val() & self.filtered.val() {
+                self.evk.next = 2.into();
+            }
+            self.evk_r[n].d.next = self.evk.val();
+        }
     }
 }
