@@ -464,6 +464,20 @@ pub struct RegFile {
     /// An EVTYPER or SMR write performed at this edge: the decode's registers load.
     fd_load: Signal<Local, Bit>,
     fd_smr: DFF<Bits<32>>,
+    /// `fd_smr`'s StreamID compares, per nibble j, registered with it from the same value (so
+    /// the filter decode's match-all and AllSIDManySECSID bits are an AND of four flip-flops,
+    /// not 16-bit compares behind `fd_smr`: 32x32's 98.5 MHz paths into the counters' filter
+    /// mode and `acc_r`): bit j of `fd_all`, nibble j of STREAMID is all ones (within the
+    /// implemented bits); of `fd_allm`, the same with the top implemented bit taken as 1. The
+    /// nibbles above the implemented bits (`nib_none`) are 0 in the registers (constant: no
+    /// flip-flop) and 1 in the ANDs.
+    fd_all: DFF<Bits<8>>,
+    fd_allm: DFF<Bits<8>>,
+    nib_none: Constant<Bits<8>>,
+    smr_x_nx: Signal<Local, Bits<32>>,
+    smr_xm_nx: Signal<Local, Bits<32>>,
+    nib_all: Signal<Local, Bits<8>>,
+    nib_allm: Signal<Local, Bits<8>>,
     /// A filter load is due (any EVTYPER/SMR write), an event-selection load (EVTYPER), and the
     /// write was EVTYPER0/SMR0 (the global filter's).
     fd_filt: DFF<Bit>,
@@ -1308,6 +1322,13 @@ impl RegFile {
             cyc_ld: Default::default(),
             fd_load: Default::default(),
             fd_smr: Default::default(),
+            fd_all: Default::default(),
+            fd_allm: Default::default(),
+            nib_none: Constant::new(((0xFFu64 << cfg.sid_bits.div_ceil(4)) & 0xFF).into()),
+            smr_x_nx: Default::default(),
+            smr_xm_nx: Default::default(),
+            nib_all: Default::default(),
+            nib_allm: Default::default(),
             fd_filt: Default::default(),
             fd_evtw: Default::default(),
             dsel_r: Default::default(),
@@ -1483,6 +1504,8 @@ impl Logic for RegFile {
             fd_evt,
             fd_cyc,
             fd_smr,
+            fd_all,
+            fd_allm,
             fd_sel,
             fd_filt,
             fd_evtw,
@@ -1876,7 +1899,8 @@ impl Logic for RegFile {
                 self.sid_all.val() & (!(self.filt_x.val() ^ (self.filt_x.val() + 1u64)));
         }
         self.filt_care.next = self.filt_care_l.val();
-        self.filt_many.next = self.filt_span.val() & (self.filt_x.val() == self.sid_all.val());
+        self.filt_many.next =
+            self.filt_span.val() & (self.fd_all.q.val() | self.nib_none.val()).all();
         // MPAM (10.4.3): FILTER_PARTID or FILTER_PMG turn StreamID filtering off; the lane's
         // {space, PMG, PARTID} is compared instead (the space is added per cycle: it depends on
         // SCR.SO and ROOTCR.RLO).
@@ -1897,7 +1921,7 @@ impl Logic for RegFile {
         self.filt_mode.next = 0.into();
         // CARE = 0 exactly for the two match-all encodings (ALL and ALL >> 1); testing STREAMID
         // directly keeps the incrementer off this path.
-        if self.filt_span.val() & ((self.filt_x.val() | self.sid_msb.val()) == self.sid_all.val()) {
+        if self.filt_span.val() & (self.fd_allm.q.val() | self.nib_none.val()).all() {
             self.filt_mode.next = self.filt_mode.val() | 0x0001u64;
         }
         if self.filt_many.val() {
@@ -2029,6 +2053,27 @@ impl Logic for RegFile {
             self.fd_smr.d.next = self.smr_merged.val();
             self.fd_sel.d.next = self.dec.arr_sel.val();
         }
+        // `fd_all` / `fd_allm`: the nibble compares of `fd_smr`'s value after this edge.
+        self.smr_x_nx.next = self.fd_smr.d.val() & self.sid_all.val();
+        self.smr_xm_nx.next = (self.fd_smr.d.val() | self.sid_msb.val()) & self.sid_all.val();
+        self.nib_all.next = 0.into();
+        self.nib_allm.next = 0.into();
+        for j in 0..8 {
+            self.nib_all.next = self.nib_all.val().replace_bit(
+                j,
+                (self.smr_x_nx.val().get_bits::<4>(4 * j)
+                    == self.sid_all.val().get_bits::<4>(4 * j))
+                    & !self.nib_none.val().get_bit(j),
+            );
+            self.nib_allm.next = self.nib_allm.val().replace_bit(
+                j,
+                (self.smr_xm_nx.val().get_bits::<4>(4 * j)
+                    == self.sid_all.val().get_bits::<4>(4 * j))
+                    & !self.nib_none.val().get_bit(j),
+            );
+        }
+        self.fd_all.d.next = self.nib_all.val();
+        self.fd_allm.d.next = self.nib_allm.val();
         if self.rst.val() {
             self.fd_filt.d.next = false;
             self.fd_evtw.d.next = false;
