@@ -2023,8 +2023,8 @@ impl Logic for RegFile {
             self.fd_nib[k].clock.next = self.clock.val();
             self.fd_nib[k].d.next = self.fd_nib[k].q.val();
             if self.fd_load.val() {
-                // (Built in a Local: an input's `val()` is not its `next` in simulation. Every
-                // bit is replaced: no reset per lane.)
+                // (Built in a Local, then assigned whole. Every bit is replaced: no reset per
+                // lane.)
                 for j in 0..4 {
                     self.nib_eq.next = self.nib_eq.val().replace_bit(
                         j,
