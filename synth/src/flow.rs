@@ -388,8 +388,9 @@ pub fn shift_register_harness(
     ));
     // The XOR tree's levels: level k + 1 holds the XOR of each group of 4 bits of level k.
     let mut levels = vec![("oq".to_string(), n_out)];
-    while levels.last().map_or(0, |l| l.1) > 4 {
-        let width = levels.last().map_or(0, |l| l.1).div_ceil(4);
+    let mut width = n_out;
+    while width > 4 {
+        width = width.div_ceil(4);
         levels.push((format!("x{}", levels.len()), width));
     }
     for (name, width) in &levels[1..] {
