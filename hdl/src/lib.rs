@@ -17,6 +17,7 @@ pub mod bitpack;
 pub mod bram;
 pub mod counter_bank;
 pub mod decode;
+pub mod filter_decode;
 pub mod filter_table;
 pub mod fresh_flags;
 pub mod hi_bank;

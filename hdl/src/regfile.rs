@@ -16,8 +16,8 @@
 //!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
 //!        ├──► counter n: write strobes, merged write data (AND-OR over the element selects),
-//!        │    registered EVTYPER/SMR ──► filter decode (CARE, mode bits) and SMRn one edge
-//!        │    later (VALUE = SMRn & CARE: no register of its own)
+//!        │    FilterDecoder (filter_decode.rs): registered EVTYPER/SMR ──► CARE, mode bits,
+//!        │    event selection, and SMRn one edge later (VALUE = SMRn & CARE: no register)
 //!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_misc, rq_add (registered, first access
 //!             cycle); counters' and shadows' low words by region-gated selects registered in
 //!             the hold (csel_r, ssel_r) ──► per group of 16 ──► rq_c0..3, rq_s0..3
@@ -72,8 +72,9 @@
 
 use crate::bitpack::BitPack;
 use crate::bram::{Bram, BRAM_ADDR_BITS};
-use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_FIELD, LANE_MPAM_SP_LSB};
+use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
+use crate::filter_decode::{event_sel, DecoderFault, FilterDecode, FilterDecoder};
 use crate::filter_table::{FilterTable, FilterTableFault, TableShape};
 use crate::fresh_flags::FreshFlags;
 use crate::hi_bank::{low_word_bits, HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
@@ -99,9 +100,11 @@ pub enum RtlFault {
     HiBank(HiBankFault),
     /// In the StreamID filter tables (filter_table.rs; configurations with `filter_tables`).
     FilterTable(FilterTableFault),
-    /// `acc_r` / `evk_r` registered from their sources' current values, not their values after
-    /// the edge: one edge late after an SCR, ROOTCR, filter or event-selection change.
+    /// `acc_r` / `evk_r` loaded from their sources' current values, not their values after the
+    /// edge: an SCR, ROOTCR, filter or event-selection change is missed until the next load.
     StaleAccept,
+    /// In the filter decoder (filter_decode.rs).
+    FilterDecoder(DecoderFault),
 }
 
 #[derive(LogicBlock)]
@@ -389,11 +392,6 @@ pub struct RegFile {
     /// The EVCNTR element offset mask (without the high-word bit of 64-bit counters): the pair
     /// register's key.
     evc_rel_mask: Constant<Bits<32>>,
-    /// Lane event table: event number and its decode (its bit in the lane event vector).
-    lane_ev_id: Vec<Constant<Bits<32>>>,
-    lane_ev_sel: Vec<Constant<Bits<7>>>,
-    /// The event decode of event 0.
-    cycle_sel: Constant<Bits<7>>,
     // State.
     cr: DFF<Bits<32>>,
     scr: DFF<Bits<32>>,
@@ -435,56 +433,28 @@ pub struct RegFile {
     pair_open: DFF<Bit>,
     pair_key: DFF<Bits<32>>,
     pair_base: DFF<Bits<32>>,
-    /// The registered filter and event decode (docs/behaviour.md "Event lanes and counting",
-    /// Reconfiguration): an EVTYPERn/SMRn write at edge t registers the counter's EVTYPER and SMR
-    /// after the write, its element offset and which loads are due; edge t+1 loads the decoded
-    /// filter (CARE, mode; SMRn) and event selection, so the write's address decode, merge and
-    /// the filter decode are not one path.
-    fd_evt: DFF<Bits<32>>,
-    /// The event decode's compares of `fd_evt`, registered with it from the same value: `fd_cyc`,
-    /// EVENT is 0 (cycles); per nibble j of EVENT, bit j of `fd_nib[k]`, nibble j is lane k's
-    /// event's (lane k's event when all four are set). `dec_sel` is built from these
-    /// flip-flops, not from 16-bit compares in front of every counter's event selection
-    /// (32x32's sweep seeds ran there), and the match registers' event-0 term reads `fd_cyc`
-    /// (`cyc_nx`) straight from its flip-flop: as four nibble flags ANDed behind their
-    /// registers, that AND and its fanout to every counter were 32x32's 97.7 MHz path. Nibbles
-    /// for the lane events, not whole compares: the block-RAM read, the write's merge and a
-    /// whole compare with an event id were five LUT levels (a compare with 0 is one fewer).
-    fd_cyc: DFF<Bit>,
-    fd_nib: Vec<DFF<Bits<4>>>,
-    /// The EVTYPER value `fd_evt` loads at an EVTYPER/SMR write, and its nibble compares with
-    /// one lane event's.
+    /// The registered filter and event decode (filter_decode.rs; docs/behaviour.md "Event lanes
+    /// and counting", Reconfiguration): an EVTYPERn/SMRn write at edge t registers the counter's
+    /// EVTYPER and SMR after the write (`fdec`), its element offset and which loads are due;
+    /// edge t+1 loads the decoded filter (CARE, mode; SMRn) and event selection, so the write's
+    /// address decode, merge and the filter decode are not one path.
+    fdec: FilterDecoder,
+    /// The EVTYPER and SMR values the decoder loads at an EVTYPER/SMR write.
     evt_ld: Signal<Local, Bits<32>>,
-    nib_eq: Signal<Local, Bits<4>>,
-    cz_eq: Signal<Local, Bits<4>>,
+    smr_ld: Signal<Local, Bits<32>>,
     /// Bit 6 of counter n's event selection after this edge (`sel_nx`), from registers only;
     /// `cyc_ld`, bit 6 of `sel_dec` (the selection a load takes), from registers.
     cyc_nx: Signal<Local, Bit>,
     cyc_ld: Signal<Local, Bit>,
     /// An EVTYPER or SMR write performed at this edge: the decode's registers load.
     fd_load: Signal<Local, Bit>,
-    fd_smr: DFF<Bits<32>>,
-    /// `fd_smr`'s StreamID compares, per nibble j, registered with it from the same value (so
-    /// the filter decode's match-all and AllSIDManySECSID bits are an AND of four flip-flops,
-    /// not 16-bit compares behind `fd_smr`: 32x32's 98.5 MHz paths into the counters' filter
-    /// mode and `acc_r`): bit j of `fd_all`, nibble j of STREAMID is all ones (within the
-    /// implemented bits); of `fd_allm`, the same with the top implemented bit taken as 1. The
-    /// nibbles above the implemented bits (`nib_none`) are 0 in the registers (constant: no
-    /// flip-flop) and 1 in the ANDs.
-    fd_all: DFF<Bits<8>>,
-    fd_allm: DFF<Bits<8>>,
-    nib_none: Constant<Bits<8>>,
-    smr_x_nx: Signal<Local, Bits<32>>,
-    smr_xm_nx: Signal<Local, Bits<32>>,
-    nib_all: Signal<Local, Bits<8>>,
-    nib_allm: Signal<Local, Bits<8>>,
     /// A filter load is due (any EVTYPER/SMR write), an event-selection load (EVTYPER), and the
     /// write was EVTYPER0/SMR0 (the global filter's).
     fd_filt: DFF<Bit>,
     /// The written counter's element select (one-hot, `AddrDecode::arr_sel`).
     fd_sel: DFF<Bits<64>>,
     fd_evtw: DFF<Bit>,
-    /// With filter tables: `dec_sel` registered (the swap that loads it comes 257 edges after
+    /// With filter tables: the decoded selection registered (the swap that loads it comes 257 edges after
     /// `fd_evt`, which holds meanwhile), so the counters' event selection loads from
     /// flip-flops, not from the EVTYPER decode's compares; `sel_dec` is what they load.
     dsel_r: DFF<Bits<7>>,
@@ -642,8 +612,6 @@ pub struct RegFile {
     sel_evtyper: Signal<Local, Bits<32>>,
     sel_smr: Signal<Local, Bits<32>>,
     hi_eff: Signal<Local, Bits<32>>,
-    /// The event decode of the EVTYPER write data (`event_sel` layout).
-    dec_sel: Signal<Local, Bits<7>>,
     cr_e: Signal<Local, Bit>,
     guarded: Signal<Local, Bit>,
     /// The access hits the snapshot: compared in every cycle and registered, so a held access
@@ -654,14 +622,6 @@ pub struct RegFile {
     /// Filter decode (10.4): implemented STREAMID bits, EVTYPER filter fields, SCR.SO.
     sid_all: Constant<Bits<32>>,
     /// The most significant implemented STREAMID bit.
-    sid_msb: Constant<Bits<32>>,
-    span_mask: Constant<Bits<32>>,
-    sec_mask: Constant<Bits<32>>,
-    realm_mask: Constant<Bits<32>>,
-    fpart_mask: Constant<Bits<32>>,
-    fpmg_mask: Constant<Bits<32>>,
-    sp0_mask: Constant<Bits<32>>,
-    sp1_mask: Constant<Bits<32>>,
     so_mask: Constant<Bits<32>>,
     scr_nao_mask: Constant<Bits<32>>,
     rlo_mask: Constant<Bits<32>>,
@@ -676,30 +636,11 @@ pub struct RegFile {
     /// and the MPAMIDR / S_MPAMIDR limits in place.
     partid_field: Constant<Bits<32>>,
     pmg_field: Constant<Bits<32>>,
-    sp_lane_field: Constant<Bits<32>>,
     sp_ns_word: Constant<Bits<32>>,
     sp_s_word: Constant<Bits<32>>,
     sp_realm_word: Constant<Bits<32>>,
-    partid_max_ns: Constant<Bits<32>>,
-    partid_max_s: Constant<Bits<32>>,
-    pmg_max_ns: Constant<Bits<32>>,
-    pmg_max_s: Constant<Bits<32>>,
-    /// The addressed counter's EVTYPER and STREAMID as they will be after this edge's write.
-    filt_evt: Signal<Local, Bits<32>>,
-    filt_x: Signal<Local, Bits<32>>,
-    filt_span: Signal<Local, Bit>,
-    filt_care_l: Signal<Local, Bits<32>>,
     /// This edge writes EVTYPER0 or SMR0 (the global filter).
     filt_wr0: Signal<Local, Bit>,
-    /// The decode of the addressed counter's filter after this write (10.4, docs/behaviour.md).
-    filt_care: Signal<Local, Bits<32>>,
-    filt_many: Signal<Local, Bit>,
-    filt_mode: Signal<Local, Bits<13>>,
-    /// MPAM decode of the write: PARTID/PMG filtering on, SMR's {PMG, PARTID}, the lane bits
-    /// to compare.
-    filt_mpam: Signal<Local, Bit>,
-    filt_m: Signal<Local, Bits<32>>,
-    filt_mcare: Signal<Local, Bits<32>>,
     /// SCR.SO and NAO, the ROOTCR controls (0 when not implemented).
     so: Signal<Local, Bit>,
     scr_nao: Signal<Local, Bit>,
@@ -727,6 +668,8 @@ pub struct RegFile {
     /// SCR and ROOTCR as `acc_r` / `evk_r` take them (after the edge).
     scr_acc: Signal<Local, Bits<32>>,
     rootcr_acc: Signal<Local, Bits<32>>,
+    /// `acc_r` / `evk_r` load at this edge (a source may change).
+    acc_ld: Signal<Local, Bit>,
     /// Planted fault `RtlFault::StaleAccept` (tests only).
     stale_accept: Constant<Bit>,
     /// Reset filter: the EVTYPERn/SMRn reset values decoded (ExactSID on StreamID 0).
@@ -782,102 +725,6 @@ pub struct RegFile {
     filt_load: Signal<Local, Bit>,
 }
 
-/// The packed event decode of an EVTYPER value: [4:0] lane event bit, [5] a lane event, [6]
-/// event 0 (clock cycles). One register, not three: every register costs simulation time.
-pub fn event_sel(is_cycle: bool, is_lane: bool, lane_bit: u32) -> u64 {
-    u64::from(lane_bit & 31) | u64::from(is_lane) << 5 | u64::from(is_cycle) << 6
-}
-
-/// The decode of a counter's filter (EVTYPER, SMR) as the RTL computes it at an EVTYPER/SMR
-/// write (10.4, 10.4.3; docs/behaviour.md). Plain Rust: the RTL uses it for the reset values, and
-/// it documents the layout of the mode register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FilterDecode {
-    /// Key bits that must match: the StreamID's, or with MPAM filtering the lane's {space, PMG,
-    /// PARTID} (`config::lane_mpam_word` layout). Their value is SMR & CARE (with MPAM, SMR's
-    /// PARTID/PMG and the space added per cycle): no field of its own.
-    pub care: u64,
-    /// [0] a match-all StreamID mode (NoStreamID may count), [1] AllSIDManySECSID's security
-    /// rules, [2] FILTER_SEC_SID, [3] FILTER_REALM_SID, [4] MPAM filtering (FILTER_PARTID or
-    /// FILTER_PMG), [5] FILTER_PARTID, [6] FILTER_PMG, [8:7] FILTER_MPAM_SP, [9] PARTID <=
-    /// MPAMIDR.PARTID_MAX, [10] PARTID <= S_MPAMIDR.PARTID_MAX, [11] PMG <= MPAMIDR.PMG_MAX,
-    /// [12] PMG <= S_MPAMIDR.PMG_MAX.
-    pub mode: u64,
-}
-
-impl FilterDecode {
-    /// Decodes EVTYPER value `evt` and SMR value `smr` (both as stored).
-    pub fn new(cfg: &PmcgConfig, map: &RegisterMap, evt: u64, smr: u64) -> Self {
-        let fm = |name| map.field_mask(RegId::Evtyper(0), name);
-        let sm = |name| map.field_mask(RegId::Smr(0), name);
-        let sid_all = sm("STREAMID");
-        let span = evt & fm("FILTER_SID_SPAN") != 0;
-        let x = smr & sid_all;
-        let care = if span {
-            sid_all & !(x ^ (x + 1))
-        } else {
-            sid_all
-        };
-        let (fp, fg) = (evt & fm("FILTER_PARTID") != 0, evt & fm("FILTER_PMG") != 0);
-        let mpam = cfg.mpam_filter && (fp || fg);
-        let all_sid = mpam || (span && care == 0);
-        let many = mpam || (span && x == sid_all);
-        let (sp0, sp1) = mpam_sp_masks(map);
-        let lim = mpam_limits(cfg, map);
-        let (partid, pmg) = (smr & sm("PARTID"), smr & sm("PMG"));
-        let bit = |b: bool, k: u32| u64::from(b) << k;
-        let mode = bit(all_sid, 0)
-            | bit(many, 1)
-            | bit(evt & fm("FILTER_SEC_SID") != 0, 2)
-            | bit(evt & fm("FILTER_REALM_SID") != 0, 3)
-            | bit(mpam, 4)
-            | bit(fp, 5)
-            | bit(fg, 6)
-            | bit(evt & sp0 != 0, 7)
-            | bit(evt & sp1 != 0, 8)
-            | bit(partid <= lim[0], 9)
-            | bit(partid <= lim[1], 10)
-            | bit(pmg <= lim[2], 11)
-            | bit(pmg <= lim[3], 12);
-        if mpam {
-            // The MPAM labels take the StreamID's place in CARE/VALUE (10.4.3).
-            let mut care = LANE_MPAM_SP_FIELD;
-            if fp {
-                care |= sm("PARTID");
-            }
-            if fg {
-                care |= sm("PMG");
-            }
-            return FilterDecode { care, mode };
-        }
-        FilterDecode { care, mode }
-    }
-}
-
-/// EVTYPER.FILTER_MPAM_SP's two bits (bit [1] is 0 when the field is one bit wide or absent).
-fn mpam_sp_masks(map: &RegisterMap) -> (u64, u64) {
-    match map.field(field::EVTYPER_FILTER_MPAM_SP) {
-        Some(f) => (1 << f.lsb, if f.width > 1 { 2 << f.lsb } else { 0 }),
-        None => (0, 0),
-    }
-}
-
-/// The MPAMIDR / S_MPAMIDR limits in SMR's field positions: [PARTID Non-secure, PARTID Secure,
-/// PMG Non-secure, PMG Secure] (10.4.3: a filter value above its limit counts nothing).
-fn mpam_limits(cfg: &PmcgConfig, map: &RegisterMap) -> [u64; 4] {
-    let pmg_lsb = map
-        .reg(RegId::Smr(0))
-        .field("PMG")
-        .map(|f| f.lsb)
-        .unwrap_or(0);
-    [
-        cfg.partid_max as u64,
-        cfg.s_partid_max as u64,
-        (cfg.pmg_max as u64) << pmg_lsb,
-        (cfg.s_pmg_max as u64) << pmg_lsb,
-    ]
-}
-
 fn c32(v: u64) -> Constant<Bits<32>> {
     Constant::new(v.into())
 }
@@ -899,6 +746,10 @@ impl RegFile {
             Some(RtlFault::FilterTable(f)) => Some(f),
             _ => None,
         };
+        let decoder_fault = match fault {
+            Some(RtlFault::FilterDecoder(f)) => Some(f),
+            _ => None,
+        };
         // `arm_r` / `parm_r` are read in a counter write's last held cycle, a cycle after their
         // inputs settle in its second (see `update`).
         const _: () = assert!(COUNTER_HOLD_CYCLES >= 3);
@@ -910,15 +761,7 @@ impl RegFile {
             .reg(RegId::Evtyper(0))
             .field("EVENT")
             .expect("EVTYPER.EVENT");
-        assert_eq!(
-            event_field.lsb, 0,
-            "the event decode compares EVENT in place"
-        );
         let lane_ids = cfg.lane_event_ids();
-        assert!(
-            !lane_ids.contains(&0) && event_field.mask() == 0xFFFF,
-            "the event decode's flags (`fd_cyc`, `fd_nib`): lane events are not event 0, EVENT is 16 bits"
-        );
         let lanes = cfg.lanes as usize;
         // Bits [L-1:0] of each counter in flip-flops, [31:L] in `mid` (whose rows start at 0:
         // fresh, hi_bank.rs), so the counters' reset value has no bit set there.
@@ -947,10 +790,7 @@ impl RegFile {
             assert_eq!(map.mask(field::SMR_PARTID), 0xFFFF);
             assert_eq!(map.mask(field::SMR_PMG), 0xFF_0000);
         }
-        let (sp0, sp1) = mpam_sp_masks(&map);
-        let lim = mpam_limits(cfg, &map);
         let sp_word = |code: u64| c32(code << LANE_MPAM_SP_LSB);
-        let efield = |name| c32(map.field_mask(RegId::Evtyper(0), name));
         let rootcr_field = |name| c32(map.field_mask(RegId::Rootcr, name));
         let evc_stride: u64 = if cfg.wide_counters() { 8 } else { 4 };
         // The address bits naming an EVCNTR word relative to the array (both words of a pair).
@@ -1029,12 +869,6 @@ impl RegFile {
             tables: Constant::new(cfg.filter_tables),
             sel_load: Default::default(),
             filt_go: Default::default(),
-            filt_care: Default::default(),
-            filt_many: Default::default(),
-            filt_mode: Default::default(),
-            filt_mpam: Default::default(),
-            filt_m: Default::default(),
-            filt_mcare: Default::default(),
             so: Default::default(),
             scr_nao: Default::default(),
             rlo: Default::default(),
@@ -1049,6 +883,7 @@ impl RegFile {
             evk_r: (0..n).map(|_| Default::default()).collect(),
             scr_acc: Default::default(),
             rootcr_acc: Default::default(),
+            acc_ld: Default::default(),
             stale_accept: Constant::new(fault == Some(RtlFault::StaleAccept)),
             care_reset: c32(f_reset.care),
             mode_reset: Constant::new(f_reset.mode.into()),
@@ -1079,14 +914,6 @@ impl RegFile {
             m_sum: Default::default(),
             filt_load: Default::default(),
             sid_all: c32(map.mask(field::SMR_STREAMID)),
-            sid_msb: c32(1 << (cfg.sid_bits - 1)),
-            span_mask: c32(map.mask(field::EVTYPER_FILTER_SID_SPAN)),
-            sec_mask: efield("FILTER_SEC_SID"),
-            realm_mask: efield("FILTER_REALM_SID"),
-            fpart_mask: efield("FILTER_PARTID"),
-            fpmg_mask: efield("FILTER_PMG"),
-            sp0_mask: c32(sp0),
-            sp1_mask: c32(sp1),
             so_mask: c32(map.mask(field::SCR_SO)),
             scr_nao_mask: c32(map.mask(field::SCR_NAO)),
             rlo_mask: rootcr_field("RLO"),
@@ -1099,18 +926,9 @@ impl RegFile {
             mpam_on: Constant::new(cfg.mpam_filter),
             partid_field: c32(map.mask(field::SMR_PARTID)),
             pmg_field: c32(map.mask(field::SMR_PMG)),
-            sp_lane_field: c32(LANE_MPAM_SP_FIELD),
             sp_s_word: sp_word(0),
             sp_ns_word: sp_word(1),
             sp_realm_word: sp_word(3),
-            partid_max_ns: c32(lim[0]),
-            partid_max_s: c32(lim[1]),
-            pmg_max_ns: c32(lim[2]),
-            pmg_max_s: c32(lim[3]),
-            filt_evt: Default::default(),
-            filt_x: Default::default(),
-            filt_span: Default::default(),
-            filt_care_l: Default::default(),
             filt_wr0: Default::default(),
             rd_data: Default::default(),
             paddr: Default::default(),
@@ -1287,11 +1105,8 @@ impl RegFile {
             cfg1_wmask: c32(wmask(RegId::IrqCfg1)),
             cfg2_wmask: c32(wmask(RegId::IrqCfg2)),
             evc_rel_mask: c32(evc_rel_mask),
-            lane_ev_id: lane_ids.iter().map(|&e| c32(e as u64)).collect(),
-            lane_ev_sel: (0..lane_ids.len())
-                .map(|k| Constant::new(event_sel(false, true, k as u32).into()))
-                .collect(),
-            cycle_sel: Constant::new(event_sel(true, false, 0).into()),
+            fdec: FilterDecoder::new(cfg, decoder_fault),
+            smr_ld: Default::default(),
             cr: Default::default(),
             scr: Default::default(),
             rootcr: Default::default(),
@@ -1312,23 +1127,10 @@ impl RegFile {
             msi_pend: Default::default(),
             msi_addr_nz: Default::default(),
             pair_open: Default::default(),
-            fd_evt: Default::default(),
-            fd_cyc: Default::default(),
-            fd_nib: lane_ids.iter().map(|_| Default::default()).collect(),
             evt_ld: Default::default(),
-            nib_eq: Default::default(),
-            cz_eq: Default::default(),
             cyc_nx: Default::default(),
             cyc_ld: Default::default(),
             fd_load: Default::default(),
-            fd_smr: Default::default(),
-            fd_all: Default::default(),
-            fd_allm: Default::default(),
-            nib_none: Constant::new(((0xFFu64 << cfg.sid_bits.div_ceil(4)) & 0xFF).into()),
-            smr_x_nx: Default::default(),
-            smr_xm_nx: Default::default(),
-            nib_all: Default::default(),
-            nib_allm: Default::default(),
             fd_filt: Default::default(),
             fd_evtw: Default::default(),
             dsel_r: Default::default(),
@@ -1455,7 +1257,6 @@ impl RegFile {
             sel_evtyper: Default::default(),
             sel_smr: Default::default(),
             hi_eff: Default::default(),
-            dec_sel: Default::default(),
             cr_e: Default::default(),
             guarded: Default::default(),
             snap_hit: Default::default(),
@@ -1501,11 +1302,6 @@ impl Logic for RegFile {
             ovf_int_r,
             cap_grp_r,
             irqen_r,
-            fd_evt,
-            fd_cyc,
-            fd_smr,
-            fd_all,
-            fd_allm,
             fd_sel,
             fd_filt,
             fd_evtw,
@@ -1862,19 +1658,11 @@ impl Logic for RegFile {
         self.evt_ram.write_address.next = self.req_addr.val().get_bits::<6>(2);
         self.evt_ram.write_data.next = self.evt_merged.val() & self.sel_evt_wmask.val();
         self.evt_ram.write_enable.next = self.wr_ok.val() & self.evt_in.val();
-        // The event decode of the registered EVTYPER value (loaded one edge after the write).
-        self.dec_sel.next = 0.into();
-        if self.fd_cyc.q.val() {
-            self.dec_sel.next = self.cycle_sel.val();
-        }
-        for k in 0..self.lane_ev_id.len() {
-            if self.fd_nib[k].q.val().all() {
-                self.dec_sel.next = self.lane_ev_sel[k].val();
-            }
-        }
-        self.dsel_r.d.next = self.dec_sel.val();
-        self.sel_dec.next = self.dec_sel.val();
-        self.cyc_ld.next = self.fd_cyc.q.val();
+        // The event decode of the registered EVTYPER value (FilterDecoder: loaded one edge after
+        // the write).
+        self.dsel_r.d.next = self.fdec.sel.val();
+        self.sel_dec.next = self.fdec.sel.val();
+        self.cyc_ld.next = self.fdec.cyc.val();
         if self.tables.val() {
             self.sel_dec.next = self.dsel_r.q.val();
             self.cyc_ld.next = self.dsel_r.q.val().get_bit(6);
@@ -1886,86 +1674,10 @@ impl Logic for RegFile {
         self.fresh.wr_idx.next = self.req_addr.val().get_bits::<6>(2);
         self.fresh.wr_evt.next = self.wr_ok.val() & self.evt_in.val();
         self.fresh.wr_smr.next = self.wr_ok.val() & self.smr_in.val();
-        // ---- Filter decode (10.4): the (CARE, mode) of the counter written at the
-        // previous edge, from its registered EVTYPER and SMR (`fd_*`).
-        self.filt_evt.next = self.fd_evt.q.val();
-        self.filt_x.next = self.fd_smr.q.val() & self.sid_all.val();
-        self.filt_span.next = (self.filt_evt.val() & self.span_mask.val()).any();
-        // ExactSID compares every implemented bit; with SPAN = 1 the lowest 0 bit of STREAMID and
-        // every bit below it are ignored (x ^ (x + 1) is exactly those bits).
-        self.filt_care_l.next = self.sid_all.val();
-        if self.filt_span.val() {
-            self.filt_care_l.next =
-                self.sid_all.val() & (!(self.filt_x.val() ^ (self.filt_x.val() + 1u64)));
-        }
-        self.filt_care.next = self.filt_care_l.val();
-        self.filt_many.next =
-            self.filt_span.val() & (self.fd_all.q.val() | self.nib_none.val()).all();
-        // MPAM (10.4.3): FILTER_PARTID or FILTER_PMG turn StreamID filtering off; the lane's
-        // {space, PMG, PARTID} is compared instead (the space is added per cycle: it depends on
-        // SCR.SO and ROOTCR.RLO).
-        self.filt_mpam.next = self.mpam_on.val()
-            & ((self.filt_evt.val() & (self.fpart_mask.val() | self.fpmg_mask.val())).any());
-        self.filt_m.next = self.fd_smr.q.val() & (self.partid_field.val() | self.pmg_field.val());
-        self.filt_mcare.next = 0.into();
-        if self.filt_mpam.val() {
-            self.filt_mcare.next = self.sp_lane_field.val();
-            if (self.filt_evt.val() & self.fpart_mask.val()).any() {
-                self.filt_mcare.next = self.filt_mcare.val() | self.partid_field.val();
-            }
-            if (self.filt_evt.val() & self.fpmg_mask.val()).any() {
-                self.filt_mcare.next = self.filt_mcare.val() | self.pmg_field.val();
-            }
-        }
-        // Mode bits (`FilterDecode::mode`).
-        self.filt_mode.next = 0.into();
-        // CARE = 0 exactly for the two match-all encodings (ALL and ALL >> 1); testing STREAMID
-        // directly keeps the incrementer off this path.
-        if self.filt_span.val() & (self.fd_allm.q.val() | self.nib_none.val()).all() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0001u64;
-        }
-        if self.filt_many.val() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0002u64;
-        }
-        if (self.filt_evt.val() & self.sec_mask.val()).any() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0004u64;
-        }
-        if (self.filt_evt.val() & self.realm_mask.val()).any() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0008u64;
-        }
-        if self.filt_mpam.val() {
-            // No StreamID filter: match-all with AllSIDManySECSID's security rules; CARE selects
-            // the MPAM labels to match instead (VALUE is SMR's PARTID/PMG; the space is added
-            // per cycle).
-            self.filt_mode.next = self.filt_mode.val() | 0x0013u64;
-            self.filt_care.next = self.filt_mcare.val();
-        }
-        if (self.filt_evt.val() & self.fpart_mask.val()).any() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0020u64;
-        }
-        if (self.filt_evt.val() & self.fpmg_mask.val()).any() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0040u64;
-        }
-        if (self.filt_evt.val() & self.sp0_mask.val()).any() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0080u64;
-        }
-        if (self.filt_evt.val() & self.sp1_mask.val()).any() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0100u64;
-        }
-        if (self.filt_m.val() & self.partid_field.val()) <= self.partid_max_ns.val() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0200u64;
-        }
-        if (self.filt_m.val() & self.partid_field.val()) <= self.partid_max_s.val() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0400u64;
-        }
-        if (self.filt_m.val() & self.pmg_field.val()) <= self.pmg_max_ns.val() {
-            self.filt_mode.next = self.filt_mode.val() | 0x0800u64;
-        }
-        if (self.filt_m.val() & self.pmg_field.val()) <= self.pmg_max_s.val() {
-            self.filt_mode.next = self.filt_mode.val() | 0x1000u64;
-        }
-        self.fmode_r.d.next = self.filt_mode.val();
-        self.mode_ld.next = self.filt_mode.val();
+        // ---- Filter decode (10.4, filter_decode.rs): the (CARE, mode) of the counter written
+        // at the previous edge, from its registered EVTYPER and SMR.
+        self.fmode_r.d.next = self.fdec.mode.val();
+        self.mode_ld.next = self.fdec.mode.val();
         if self.tables.val() {
             self.mode_ld.next = self.fmode_r.q.val();
         }
@@ -1981,8 +1693,8 @@ impl Logic for RegFile {
         }
         self.ftab.start.next = self.fd_filt.q.val();
         self.ftab.col.next = self.fd_idx.q.val();
-        self.ftab.care.next = self.filt_care.val();
-        self.ftab.val.next = self.fd_smr.q.val() & self.filt_care.val();
+        self.ftab.care.next = self.fdec.care.val();
+        self.ftab.val.next = self.fdec.smr_q.val() & self.fdec.care.val();
         self.tab_flip.next = self.ftab.flip.val();
         self.filt_busy.next = false;
         if self.tables.val() {
@@ -2011,69 +1723,22 @@ impl Logic for RegFile {
         if self.fd_load.val() {
             self.fd_idx.d.next = self.req_addr.val().get_bits::<6>(2);
         }
-        // The event decode's compares (lane event ids are not 0: at most one flag is set).
+        // The decoder's inputs: the written counter's EVTYPER and SMR after this write.
         self.evt_ld.next = self.sel_evtyper.val();
         if self.evt_in.val() {
             self.evt_ld.next = self.evt_merged.val();
         }
-        // Assigned on every path (no latch).
-        self.nib_eq.next = 0.into();
-        self.cz_eq.next = 0.into();
-        for k in 0..self.fd_nib.len() {
-            self.fd_nib[k].clock.next = self.clock.val();
-            self.fd_nib[k].d.next = self.fd_nib[k].q.val();
-            if self.fd_load.val() {
-                // (Built in a Local, then assigned whole. Every bit is replaced: no reset per
-                // lane.)
-                for j in 0..4 {
-                    self.nib_eq.next = self.nib_eq.val().replace_bit(
-                        j,
-                        self.evt_ld.val().get_bits::<4>(4 * j)
-                            == self.lane_ev_id[k].val().get_bits::<4>(4 * j),
-                    );
-                }
-                self.fd_nib[k].d.next = self.nib_eq.val();
-            }
+        self.smr_ld.next = self.sel_smr.val();
+        if self.smr_in.val() {
+            self.smr_ld.next = self.smr_merged.val();
         }
+        self.fdec.clock.next = self.clock.val();
+        self.fdec.load.next = self.fd_load.val();
+        self.fdec.evt.next = self.evt_ld.val();
+        self.fdec.smr.next = self.smr_ld.val();
         if self.fd_load.val() {
-            self.fd_evt.d.next = self.evt_ld.val();
-            for j in 0..4 {
-                self.cz_eq.next = self
-                    .cz_eq
-                    .val()
-                    .replace_bit(j, !self.evt_ld.val().get_bits::<4>(4 * j).any());
-            }
-            self.fd_cyc.d.next = self.cz_eq.val().all();
-        }
-        if self.wr_ok.val() & self.evt_in.val() {
-            self.fd_smr.d.next = self.sel_smr.val();
             self.fd_sel.d.next = self.dec.arr_sel.val();
         }
-        if self.wr_ok.val() & self.smr_in.val() {
-            self.fd_smr.d.next = self.smr_merged.val();
-            self.fd_sel.d.next = self.dec.arr_sel.val();
-        }
-        // `fd_all` / `fd_allm`: the nibble compares of `fd_smr`'s value after this edge.
-        self.smr_x_nx.next = self.fd_smr.d.val() & self.sid_all.val();
-        self.smr_xm_nx.next = (self.fd_smr.d.val() | self.sid_msb.val()) & self.sid_all.val();
-        self.nib_all.next = 0.into();
-        self.nib_allm.next = 0.into();
-        for j in 0..8 {
-            self.nib_all.next = self.nib_all.val().replace_bit(
-                j,
-                (self.smr_x_nx.val().get_bits::<4>(4 * j)
-                    == self.sid_all.val().get_bits::<4>(4 * j))
-                    & !self.nib_none.val().get_bit(j),
-            );
-            self.nib_allm.next = self.nib_allm.val().replace_bit(
-                j,
-                (self.smr_xm_nx.val().get_bits::<4>(4 * j)
-                    == self.sid_all.val().get_bits::<4>(4 * j))
-                    & !self.nib_none.val().get_bit(j),
-            );
-        }
-        self.fd_all.d.next = self.nib_all.val();
-        self.fd_allm.d.next = self.nib_allm.val();
         if self.rst.val() {
             self.fd_filt.d.next = false;
             self.fd_evtw.d.next = false;
@@ -2275,7 +1940,7 @@ impl Logic for RegFile {
             self.f_care[n].d.next = self.f_care[n].q.val();
             self.f_mode[n].d.next = self.f_mode[n].q.val();
             if self.filt_load.val() {
-                self.f_care[n].d.next = self.filt_care.val();
+                self.f_care[n].d.next = self.fdec.care.val();
                 self.f_mode[n].d.next = self.mode_ld.val();
             }
             if self.rst.val() {
@@ -2344,7 +2009,7 @@ impl Logic for RegFile {
             // and the match side never sees a new SMR with an old CARE.
             if self.fd_filt.q.val() & (!self.fd_evtw.q.val()) {
                 if self.fd_sel.q.val().get_bit(n) {
-                    self.c_smr[n].d.next = self.fd_smr.q.val() & self.smr_wmask[n].val();
+                    self.c_smr[n].d.next = self.fdec.smr_q.val() & self.smr_wmask[n].val();
                 }
             }
             if self.rst.val() {
@@ -2833,101 +2498,123 @@ impl Logic for RegFile {
         if self.realm_impl.val() {
             self.na_ok.next = self.root_nao.val() & (self.so.val() | self.scr_nao.val());
         }
+        // They change only at an edge that changes a source: a write of SCR or ROOTCR, a filter
+        // or event-selection load, the reset (a superset: every SCR / ROOTCR write). Between
+        // such edges they hold, and neither simulator evaluates the per-counter rules (both
+        // evaluate every assignment of a cycle; on the iCE40 this is the flip-flops' enable).
+        self.acc_ld.next = self.rst.val()
+            | self.filt_go.val()
+            | self.sel_load.val()
+            | (self.wr_ok.val() & (self.at_scr.val() | self.dec.rootcr.val()));
+        // Assigned on every path (no latch).
+        self.rel.next = false;
+        self.sec_eff.next = false;
+        self.lim_ok.next = true;
+        self.filtered.next = false;
+        self.ev_ok.next = false;
         for n in 0..self.acc_r.len() {
             self.acc_r[n].clock.next = self.clock.val();
             self.evk_r[n].clock.next = self.clock.val();
-            self.m_now.next = self.f_mode[n].d.val();
-            if self.stale_accept.val() {
-                self.m_now.next = self.f_mode[n].q.val();
-            }
-            self.sec_eff.next = self.m_now.val().get_bit(2) & self.so.val();
-            self.acc.next = 0.into();
-            if self.realm_impl.val() {
-                self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
-                if self.m_now.val().get_bit(1) {
-                    // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
-                    // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
-                    self.acc.next = 0x01u64.into();
-                    if self.so.val() & ((!self.rel.val()) | self.m_now.val().get_bit(2)) {
-                        self.acc.next = self.acc.val() | 0x02u64;
+            self.acc_r[n].d.next = self.acc_r[n].q.val();
+            self.evk_r[n].d.next = self.evk_r[n].q.val();
+        }
+        if self.acc_ld.val() {
+            for n in 0..self.acc_r.len() {
+                self.m_now.next = self.f_mode[n].d.val();
+                if self.stale_accept.val() {
+                    self.m_now.next = self.f_mode[n].q.val();
+                }
+                self.sec_eff.next = self.m_now.val().get_bit(2) & self.so.val();
+                self.acc.next = 0.into();
+                if self.realm_impl.val() {
+                    self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
+                    if self.m_now.val().get_bit(1) {
+                        // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
+                        // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
+                        self.acc.next = 0x01u64.into();
+                        if self.so.val() & ((!self.rel.val()) | self.m_now.val().get_bit(2)) {
+                            self.acc.next = self.acc.val() | 0x02u64;
+                        }
+                        if self.rel.val() {
+                            self.acc.next = self.acc.val() | 0x04u64;
+                            if self.rto.val() {
+                                self.acc.next = self.acc.val() | 0x08u64;
+                            }
+                            if self.sao.val() {
+                                self.acc.next = self.acc.val() | 0x10u64;
+                            }
+                        }
+                    } else {
+                        // One state by the Rel/Sec table; {1, 1} is reserved and behaves as {0, 0}.
+                        if !(self.rel.val() ^ self.sec_eff.val()) {
+                            self.acc.next = 0x01u64.into();
+                        }
+                        if self.sec_eff.val() & (!self.rel.val()) {
+                            self.acc.next = 0x02u64.into();
+                        }
+                        if self.rel.val() & (!self.sec_eff.val()) {
+                            self.acc.next = 0x04u64.into();
+                        }
                     }
-                    if self.rel.val() {
-                        self.acc.next = self.acc.val() | 0x04u64;
-                        if self.rto.val() {
-                            self.acc.next = self.acc.val() | 0x08u64;
-                        }
-                        if self.sao.val() {
-                            self.acc.next = self.acc.val() | 0x10u64;
-                        }
+                    // NSP (PM = 1) counts like Non-secure, only with ROOTCR.PMO.
+                    if self.pmo.val() & self.acc.val().get_bit(0) {
+                        self.acc.next = self.acc.val() | 0x20u64;
                     }
                 } else {
-                    // One state by the Rel/Sec table; {1, 1} is reserved and behaves as {0, 0}.
-                    if !(self.rel.val() ^ self.sec_eff.val()) {
-                        self.acc.next = 0x01u64.into();
+                    self.rel.next = false;
+                    // Without Realm (RLO, RTO, SAO, PMO are 0) the same rules reduce to the Secure
+                    // state's: AllSIDManySECSID takes NS, and S with SO; the others one state.
+                    // (A separate branch only to spare the native simulation the work.)
+                    self.acc.next = 0x01u64.into();
+                    if self.m_now.val().get_bit(1) & self.so.val() {
+                        self.acc.next = 0x03u64.into();
                     }
-                    if self.sec_eff.val() & (!self.rel.val()) {
+                    if (!self.m_now.val().get_bit(1)) & self.sec_eff.val() {
                         self.acc.next = 0x02u64.into();
                     }
-                    if self.rel.val() & (!self.sec_eff.val()) {
-                        self.acc.next = 0x04u64.into();
+                }
+                // MPAM filtering (FILTER_MPAM_SP): a PARTID or PMG filter beyond the selected space's
+                // MPAMIDR limits counts nothing.
+                self.lim_ok.next = true;
+                if self.mpam_on.val() & self.m_now.val().get_bit(4) {
+                    if (!self.m_now.val().get_bit(7)) & self.so.val() {
+                        // 0b00 / 0b10: Secure when SO = 1.
+                        self.lim_ok.next = ((!self.m_now.val().get_bit(5))
+                            | self.m_now.val().get_bit(10))
+                            & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(12));
+                    } else {
+                        // Otherwise Non-secure, or Realm (MPAMIDR's limits).
+                        self.lim_ok.next = ((!self.m_now.val().get_bit(5))
+                            | self.m_now.val().get_bit(9))
+                            & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(11));
                     }
                 }
-                // NSP (PM = 1) counts like Non-secure, only with ROOTCR.PMO.
-                if self.pmo.val() & self.acc.val().get_bit(0) {
-                    self.acc.next = self.acc.val() | 0x20u64;
+                if !self.lim_ok.val() {
+                    self.acc.next = 0.into();
                 }
-            } else {
-                self.rel.next = false;
-                // Without Realm (RLO, RTO, SAO, PMO are 0) the same rules reduce to the Secure
-                // state's: AllSIDManySECSID takes NS, and S with SO; the others one state.
-                // (A separate branch only to spare the native simulation the work.)
-                self.acc.next = 0x01u64.into();
-                if self.m_now.val().get_bit(1) & self.so.val() {
-                    self.acc.next = 0x03u64.into();
+                self.acc_r[n].d.next = self.acc.val();
+                // The event kind: a lane event (`event_sel` layout), filterable or not;
+                // non-attributable events (10.4.4) skip the filters but obey NAO/SO.
+                self.sel_now.next = self.c_sel[n].d.val();
+                if self.stale_accept.val() {
+                    self.sel_now.next = self.c_sel[n].q.val();
                 }
-                if (!self.m_now.val().get_bit(1)) & self.sec_eff.val() {
-                    self.acc.next = 0x02u64.into();
+                self.lane_bit.next =
+                    bit_cast::<5, 7>(self.sel_now.val()) & self.lane_bit_mask.val();
+                self.is_lane.next = self.sel_now.val().get_bit(5);
+                self.filtered.next = self.filterable.val().get_bit(self.lane_bit.val().index());
+                self.ev_ok.next = self.is_lane.val()
+                    & ((!self.nonattr.val().get_bit(self.lane_bit.val().index()))
+                        | self.na_ok.val());
+                self.evk.next = 0.into();
+                if self.ev_ok.val() & (!self.filtered.val()) {
+                    self.evk.next = 1.into();
                 }
-            }
-            // MPAM filtering (FILTER_MPAM_SP): a PARTID or PMG filter beyond the selected space's
-            // MPAMIDR limits counts nothing.
-            self.lim_ok.next = true;
-            if self.mpam_on.val() & self.m_now.val().get_bit(4) {
-                if (!self.m_now.val().get_bit(7)) & self.so.val() {
-                    // 0b00 / 0b10: Secure when SO = 1.
-                    self.lim_ok.next = ((!self.m_now.val().get_bit(5))
-                        | self.m_now.val().get_bit(10))
-                        & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(12));
-                } else {
-                    // Otherwise Non-secure, or Realm (MPAMIDR's limits).
-                    self.lim_ok.next = ((!self.m_now.val().get_bit(5))
-                        | self.m_now.val().get_bit(9))
-                        & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(11));
+                if self.ev_ok.val() & self.filtered.val() {
+                    self.evk.next = 2.into();
                 }
+                self.evk_r[n].d.next = self.evk.val();
             }
-            if !self.lim_ok.val() {
-                self.acc.next = 0.into();
-            }
-            self.acc_r[n].d.next = self.acc.val();
-            // The event kind: a lane event (`event_sel` layout), filterable or not;
-            // non-attributable events (10.4.4) skip the filters but obey NAO/SO.
-            self.sel_now.next = self.c_sel[n].d.val();
-            if self.stale_accept.val() {
-                self.sel_now.next = self.c_sel[n].q.val();
-            }
-            self.lane_bit.next = bit_cast::<5, 7>(self.sel_now.val()) & self.lane_bit_mask.val();
-            self.is_lane.next = self.sel_now.val().get_bit(5);
-            self.filtered.next = self.filterable.val().get_bit(self.lane_bit.val().index());
-            self.ev_ok.next = self.is_lane.val()
-                & ((!self.nonattr.val().get_bit(self.lane_bit.val().index())) | self.na_ok.val());
-            self.evk.next = 0.into();
-            if self.ev_ok.val() & (!self.filtered.val()) {
-                self.evk.next = 1.into();
-            }
-            if self.ev_ok.val() & self.filtered.val() {
-                self.evk.next = 2.into();
-            }
-            self.evk_r[n].d.next = self.evk.val();
         }
     }
 }

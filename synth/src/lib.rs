@@ -14,6 +14,7 @@ pub mod apb;
 pub mod bank;
 pub mod collateral;
 pub mod decode;
+pub mod filter_decode;
 pub mod filter_table;
 pub mod flow;
 pub mod fresh_flags;
