@@ -21,6 +21,7 @@ pub mod filter_decode;
 pub mod filter_table;
 pub mod fresh_flags;
 pub mod hi_bank;
+pub mod irq_issue;
 pub mod match_regs;
 pub mod msi;
 pub mod regfile;

@@ -53,7 +53,7 @@
 //!   ovf & OVFCAP at edge t ──► OR per group ─────┴─► cap_grp_r (<= 16 groups) ──► OR ──►
 //!        SVRn := counter n's q at t+1
 //!   (reads in cycle t+1 see the counter: the value after edge t, as the contract says)
-//!   ovf & INTEN at edge t ──► ovf_int_r (per ctr), IRQEN ──► irqen_r
+//!   IrqIssue (irq_issue.rs): ovf & INTEN at edge t ──► ovf_int_r (per ctr), IRQEN ──► irqen_r
 //!     ──► OR & irqen_r (qualifying, in cycle t+1) ──► irq pulse in t+2; with ADDR != 0 ──► MSI
 //!   pending / issue at t+1 ──► MsiMaster (msi.rs) ──► busy, IRQ_CTRLACK, IRQ_ABT back
 //! ```
@@ -78,6 +78,7 @@ use crate::filter_decode::{event_sel, DecoderFault, FilterDecode, FilterDecoder}
 use crate::filter_table::{FilterTable, FilterTableFault, TableShape};
 use crate::fresh_flags::FreshFlags;
 use crate::hi_bank::{low_word_bits, HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
+use crate::irq_issue::IrqIssue;
 use crate::match_regs::MatchRegs;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap, COUNTER_HOLD_CYCLES};
@@ -416,9 +417,8 @@ pub struct RegFile {
     snap_add: DFF<Bit>,
     snap_addr: DFF<Bits<32>>,
     snap_valid: DFF<Bit>,
-    irq_r: DFF<Bit>,
-    /// An MSI is pending (docs/behaviour.md "MSI write master").
-    msi_pend: DFF<Bit>,
+    /// The wired interrupt and the MSI's pending and issue (irq_issue.rs).
+    iss: IrqIssue,
     /// IRQ_CFG0.ADDR != 0, the OR of the register registered (one edge behind it): the 64-bit
     /// OR is off the path from a qualifying overflow to the MSI master, and the write's gate
     /// (SCR, the access's security state, IRQEN) is not in front of it (the slowest path of
@@ -541,13 +541,8 @@ pub struct RegFile {
     abt_mask: Constant<Bits<32>>,
     ctrl_next: Signal<Local, Bits<32>>,
     irq_en: Signal<Local, Bit>,
-    qual: Signal<Local, Bit>,
-    msi_want: Signal<Local, Bit>,
     /// Per counter: overflowed at this edge with EVTYPERn.OVFCAP = 1.
     ovfcap_pack: BitPack,
-    /// The overflows of the last edge, registered before any OR over the counters: those with
-    /// INTEN = 1 (`ovf_int_r`, with IRQEN of that cycle in `irqen_r`: the qualifying edge).
-    ovf_int_r: DFF<Bits<64>>,
     /// A capture at the last edge, per group of [`cap_group`] counters: bit g is the OR of
     /// group g's counters overflowing with OVFCAP = 1, and bit 0 also CAPR.CAPTURE or the
     /// external request (`cap_now`). The OR within a group sits before the register, the OR
@@ -558,7 +553,6 @@ pub struct RegFile {
     capg_pack: BitPack,
     /// The counters of group g.
     cap_grp_mask: Vec<Constant<Bits<64>>>,
-    irqen_r: DFF<Bit>,
     /// The SVRs load the counters' q at this edge: a capture happened at the last edge.
     svr_load: Signal<Local, Bit>,
     cap_now: Signal<Local, Bit>,
@@ -1123,8 +1117,7 @@ impl RegFile {
             snap_add: Default::default(),
             snap_addr: Default::default(),
             snap_valid: Default::default(),
-            irq_r: Default::default(),
-            msi_pend: Default::default(),
+            iss: IrqIssue::new(cfg.msi, None),
             msi_addr_nz: Default::default(),
             pair_open: Default::default(),
             evt_ld: Default::default(),
@@ -1196,17 +1189,13 @@ impl RegFile {
             abt_mask: c32(map.mask(field::IRQ_STATUS_IRQ_ABT)),
             ctrl_next: Default::default(),
             irq_en: Default::default(),
-            qual: Default::default(),
-            msi_want: Default::default(),
             ovfcap_pack: BitPack::new(n),
-            ovf_int_r: Default::default(),
             cap_grp_r: Default::default(),
             capg_pack: BitPack::new(n.div_ceil(cap_group(n))),
             cap_grp_mask: (0..n.div_ceil(cap_group(n)))
                 // The pack's bits above the counters are 0: no mask of the counters needed.
                 .map(|g| Constant::new((((1u64 << cap_group(n)) - 1) << (g * cap_group(n))).into()))
                 .collect(),
-            irqen_r: Default::default(),
             svr_load: Default::default(),
             cap_now: Default::default(),
             svr_hi_now: Default::default(),
@@ -1290,8 +1279,6 @@ impl Logic for RegFile {
             snap_hit,
             snap_addr,
             snap_valid,
-            irq_r,
-            msi_pend,
             msi_addr_nz,
             capt_ack_r,
             export_r,
@@ -1299,9 +1286,7 @@ impl Logic for RegFile {
             pair_open,
             pair_key,
             pair_base,
-            ovf_int_r,
             cap_grp_r,
-            irqen_r,
             fd_sel,
             fd_filt,
             fd_evtw,
@@ -2181,27 +2166,20 @@ impl Logic for RegFile {
         if self.wr_ok.val() & self.dec.ovsclr_hi.val() {
             self.ovs.d.next = self.ovs_eff.val() & (!self.w64_hi.val());
         }
-        // Wired interrupt: a pulse per edge at which an INTEN counter overflows with IRQEN set
-        // (a qualifying overflow edge), one edge late: the overflows are registered per counter
-        // first, so no OR over the counters follows the count in one cycle.
-        self.ovf_int_r.d.next = self.ovf_vec.val() & self.inten.q.val();
-        self.irqen_r.d.next = self.irq_en.val();
-        if self.rst.val() {
-            self.ovf_int_r.d.next = 0.into();
-            self.irqen_r.d.next = false;
-        }
-        self.qual.next = self.irqen_r.q.val() & self.ovf_int_r.q.val().any();
-        self.irq_r.d.next = self.qual.val();
-        // ---- MSI (docs/behaviour.md "MSI write master"): pending, issue when nothing is
-        // outstanding; IRQ_CFG0.ADDR = 0 means no MSI. The payload is latched by the master.
-        self.msi_want.next = self.msi_pend.q.val()
-            | (self.qual.val() & self.msi_impl.val() & self.msi_addr_nz.q.val());
-        // A pending MSI is issued whatever IRQEN is now: its overflow qualified while IRQEN was 1
-        // (10.5.2.7), so it is a prior MSI that an IRQEN 1 -> 0 update waits for (10.5.2.19).
-        self.msi_issue.next = self.msi_want.val() & (!self.msi_busy.val());
-        self.msi_pend.d.next = self.msi_want.val() & (!self.msi_issue.val()) & (!self.rst.val());
-        // IRQEN of this cycle: an overflow that qualified at this edge is owed an MSI.
-        self.msi_owed_next.next = self.msi_pend.d.val() | (self.msi_impl.val() & self.irq_en.val());
+        // Wired interrupt (irq_issue.rs): a pulse per edge at which an INTEN counter overflows
+        // with IRQEN set (a qualifying overflow edge), two cycles later: the overflows are
+        // registered per counter first, so no OR over the counters follows the count in one cycle.
+        self.iss.clock.next = self.clock.val();
+        self.iss.rst.next = self.rst.val();
+        self.iss.ovf.next = self.ovf_vec.val();
+        self.iss.inten.next = self.inten.q.val();
+        self.iss.irqen.next = self.irq_en.val();
+        // ---- MSI (docs/behaviour.md "MSI write master"): IRQ_CFG0.ADDR = 0 means no MSI. The
+        // payload is latched by the master.
+        self.iss.addr_nz.next = self.msi_addr_nz.q.val();
+        self.iss.busy.next = self.msi_busy.val();
+        self.msi_issue.next = self.iss.issue.val();
+        self.msi_owed_next.next = self.iss.owed_next.val();
         self.msi_addr_lo.next = self.cfg0.q.val();
         self.msi_addr_hi.next = self.cfg0_hi.q.val();
         self.msi_data.next = self.cfg1.q.val();
@@ -2450,7 +2428,7 @@ impl Logic for RegFile {
         if !self.rq_done.q.val() {
             self.rd_data.next = 0.into();
         }
-        self.irq.next = self.irq_r.q.val();
+        self.irq.next = self.iss.irq.val();
         // ---- Synchronous reset: every register to its register-map reset value -----------------
         if self.rst.val() {
             self.scr.d.next = self.scr_reset.val();
@@ -2468,7 +2446,6 @@ impl Logic for RegFile {
             self.snap_add.d.next = false;
             self.snap_addr.d.next = 0.into();
             self.snap_valid.d.next = false;
-            self.irq_r.d.next = false;
         }
         // IRQ_CFG0 is nonzero (one edge behind the register: see the field).
         self.msi_addr_nz.d.next = (self.cfg0.q.val() | self.cfg0_hi.q.val()).any();

@@ -19,6 +19,7 @@ pub mod filter_table;
 pub mod flow;
 pub mod fresh_flags;
 pub mod hi_bank;
+pub mod irq_issue;
 pub mod match_regs;
 pub mod msi;
 pub mod stamp;
