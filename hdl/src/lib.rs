@@ -15,6 +15,7 @@
 pub mod apb;
 pub mod bitpack;
 pub mod bram;
+pub mod capture_trigger;
 pub mod counter_bank;
 pub mod decode;
 pub mod filter_decode;

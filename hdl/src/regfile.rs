@@ -49,9 +49,9 @@
 //!   EVCNTR write: its outcome staged during the hold from mpf and pf (for each pending carry
 //!   = 0 and 1: the row, all ones / all ones less one, a pair's wrap); the access cycle selects
 //!   by the pending carries; every EVCNTR write rewrites both rows (pending carries folded in)
-//!   capture (CAPR, CAPT_REQ) at edge t ──────────┐
+//!   CaptureTrigger (capture_trigger.rs): capture (CAPR, CAPT_REQ) at edge t ──────────┐
 //!   ovf & OVFCAP at edge t ──► OR per group ─────┴─► cap_grp_r (<= 16 groups) ──► OR ──►
-//!        SVRn := counter n's q at t+1
+//!        svr_load: SVRn := counter n's q at t+1
 //!   (reads in cycle t+1 see the counter: the value after edge t, as the contract says)
 //!   IrqIssue (irq_issue.rs): ovf & INTEN at edge t ──► ovf_int_r (per ctr), IRQEN ──► irqen_r
 //!     ──► OR & irqen_r (qualifying, in cycle t+1) ──► irq pulse in t+2; with ADDR != 0 ──► MSI
@@ -72,6 +72,7 @@
 
 use crate::bitpack::BitPack;
 use crate::bram::{Bram, BRAM_ADDR_BITS};
+use crate::capture_trigger::CaptureTrigger;
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
 use crate::filter_decode::{event_sel, DecoderFault, FilterDecode, FilterDecoder};
@@ -86,12 +87,6 @@ use rust_hdl::prelude::*;
 
 /// Address bits of EVTYPER's readback block RAM (64 words: the largest configuration).
 pub const EVTYPER_RAM_IDX_BITS: usize = BRAM_ADDR_BITS;
-/// Counters per group of the capture request's first OR (`cap_grp_r`): at most 16 groups, so
-/// the OR after the register is two LUT levels; 1 up to 16 counters (no OR before it), 2 up
-/// to 32, 4 up to 64.
-const fn cap_group(counters: usize) -> usize {
-    counters.div_ceil(16)
-}
 
 /// A fault planted in a block of the register file, for the tests that must catch it
 /// (tests/planted_faults.rs).
@@ -524,7 +519,6 @@ pub struct RegFile {
     /// one (a pair's wrap, `wrap{k}_r`, is selected in the counter's own logic).
     wr_ones: Signal<Local, Bit>,
     wr_m1: Signal<Local, Bit>,
-    capt_ack_r: DFF<Bit>,
     export_r: DFF<Bits<64>>,
     /// Shadow values (10.5.2.3), kept like the counters: bits [15:0], the upper bank's pending
     /// carry (the rows are the banks' shadow rows).
@@ -532,7 +526,6 @@ pub struct RegFile {
     s_pend: Vec<DFF<Bit>>,
     /// Mid's pending carry at the capture (bits [31:L] of SVRn are mid's shadow row + it).
     s_mpend: Vec<DFF<Bit>>,
-    capture_impl: Constant<Bit>,
     gmpam: DFF<Bits<32>>,
     gmpam_wmask: Constant<Bits<32>>,
     msi_impl: Constant<Bit>,
@@ -543,19 +536,10 @@ pub struct RegFile {
     irq_en: Signal<Local, Bit>,
     /// Per counter: overflowed at this edge with EVTYPERn.OVFCAP = 1.
     ovfcap_pack: BitPack,
-    /// A capture at the last edge, per group of [`cap_group`] counters: bit g is the OR of
-    /// group g's counters overflowing with OVFCAP = 1, and bit 0 also CAPR.CAPTURE or the
-    /// external request (`cap_now`). The OR within a group sits before the register, the OR
-    /// of the at most 16 groups after it: `svr_load` fans out to every shadow's enable from two
-    /// LUT levels, not three (32x32 filter tables, seed 2 of the sweep at e0c383e: 92.5 MHz),
-    /// and the overflow's path into the register gains at most an OR of four (64 counters).
-    cap_grp_r: DFF<Bits<16>>,
-    capg_pack: BitPack,
-    /// The counters of group g.
-    cap_grp_mask: Vec<Constant<Bits<64>>>,
+    /// When the shadows load (capture_trigger.rs): CAPR.CAPTURE, OVFCAP, the external request.
+    cap: CaptureTrigger,
     /// The SVRs load the counters' q at this edge: a capture happened at the last edge.
     svr_load: Signal<Local, Bit>,
-    cap_now: Signal<Local, Bit>,
     /// SVRn of the addressed counter as a read sees it (the counter itself while `svr_load`).
     svr_hi_now: Signal<Local, Bits<32>>,
     svr_hi_add: Signal<Local, Bit>,
@@ -1174,12 +1158,10 @@ impl RegFile {
             wr_ones: Default::default(),
             wr_m1: Default::default(),
             msi_owed_next: Default::default(),
-            capt_ack_r: Default::default(),
             export_r: Default::default(),
             s_lo: (0..n).map(|_| Default::default()).collect(),
             s_pend: (0..n).map(|_| Default::default()).collect(),
             s_mpend: (0..n).map(|_| Default::default()).collect(),
-            capture_impl: Constant::new(cfg.capture),
             gmpam: Default::default(),
             gmpam_wmask: c32(wmask(RegId::Gmpam)),
             msi_mpam: Default::default(),
@@ -1190,14 +1172,8 @@ impl RegFile {
             ctrl_next: Default::default(),
             irq_en: Default::default(),
             ovfcap_pack: BitPack::new(n),
-            cap_grp_r: Default::default(),
-            capg_pack: BitPack::new(n.div_ceil(cap_group(n))),
-            cap_grp_mask: (0..n.div_ceil(cap_group(n)))
-                // The pack's bits above the counters are 0: no mask of the counters needed.
-                .map(|g| Constant::new((((1u64 << cap_group(n)) - 1) << (g * cap_group(n))).into()))
-                .collect(),
+            cap: CaptureTrigger::new(n, cfg.capture, None),
             svr_load: Default::default(),
-            cap_now: Default::default(),
             svr_hi_now: Default::default(),
             svr_hi_add: Default::default(),
             svr_in: Default::default(),
@@ -1280,13 +1256,11 @@ impl Logic for RegFile {
             snap_addr,
             snap_valid,
             msi_addr_nz,
-            capt_ack_r,
             export_r,
             gmpam,
             pair_open,
             pair_key,
             pair_base,
-            cap_grp_r,
             fd_sel,
             fd_filt,
             fd_evtw,
@@ -1518,7 +1492,7 @@ impl Logic for RegFile {
         // The SVRs are written one edge after their capture (from the counters' registers, so no
         // adder and no overflow logic sits in front of 2 x 32 x counters enables); in between,
         // the counter's value is the captured one.
-        self.svr_load.next = self.cap_grp_r.q.val().any();
+        self.svr_load.next = self.cap.svr_load.val();
         self.svrl_r.d.next = self.svr_load.val();
         self.svr_hi_now.next = self.spf_v.val();
         self.svr_hi_add.next = self.sel_spend.val();
@@ -2014,21 +1988,11 @@ impl Logic for RegFile {
         // at this edge takes every counter's value after this edge: registered per group of
         // counters in `cap_grp_r` (the OR over the groups comes after the register), the
         // SVRs load the counters' q at the next edge, and reads see the counters meanwhile. -----
-        self.capt_ack_r.d.next = self.capture_impl.val() & self.capt_req.val();
-        self.cap_now.next = self.capture_impl.val()
-            & ((self.wr_ok.val() & self.dec.capr.val() & self.wbits.val().get_bit(0))
-                | (self.capt_req.val() & (!self.capt_ack_r.q.val())));
-        for g in 0..self.cap_grp_mask.len() {
-            self.capg_pack.bits[g].next =
-                (self.ovfcap_pack.word.val() & self.cap_grp_mask[g].val()).any();
-        }
-        self.cap_grp_r.d.next = 0.into();
-        if self.capture_impl.val() & (!self.rst.val()) {
-            self.cap_grp_r.d.next = bit_cast::<16, 64>(self.capg_pack.word.val());
-            if self.cap_now.val() {
-                self.cap_grp_r.d.next = bit_cast::<16, 64>(self.capg_pack.word.val()) | 1u64;
-            }
-        }
+        self.cap.clock.next = self.clock.val();
+        self.cap.rst.next = self.rst.val();
+        self.cap.ovfcap.next = self.ovfcap_pack.word.val();
+        self.cap.capr.next = self.wr_ok.val() & self.dec.capr.val() & self.wbits.val().get_bit(0);
+        self.cap.capt_req.next = self.capt_req.val();
         for n in 0..self.s_lo.len() {
             self.s_lo[n].clock.next = self.clock.val();
             self.s_pend[n].clock.next = self.clock.val();
@@ -2202,7 +2166,7 @@ impl Logic for RegFile {
         if self.msi_prot.val().get_bit(1) {
             self.msi_mpam.next = self.gmpam.q.val() | 0x0100_0000u64;
         }
-        self.capt_ack.next = self.capt_ack_r.q.val();
+        self.capt_ack.next = self.cap.capt_ack.val();
         self.ovf_export.next = self.export_r.q.val();
         // ---- 64-bit read snapshot: the low-word read of a wide counter latches its high word ----
         self.snap_hit.d.next =
@@ -2433,7 +2397,6 @@ impl Logic for RegFile {
         if self.rst.val() {
             self.scr.d.next = self.scr_reset.val();
             self.rootcr.d.next = self.rootcr_reset.val();
-            self.capt_ack_r.d.next = false;
             self.export_r.d.next = 0.into();
             self.gmpam.d.next = 0.into();
             self.cfg0.d.next = self.cfg0_reset.val();

@@ -12,6 +12,7 @@
 
 pub mod apb;
 pub mod bank;
+pub mod capture_trigger;
 pub mod collateral;
 pub mod decode;
 pub mod filter_decode;
