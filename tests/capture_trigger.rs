@@ -132,16 +132,14 @@ fn duts(counters: usize, capture: bool, fault: Option<CaptureFault>) -> Vec<Box<
         } else {
             let text =
                 capture_trigger_verilog(counters, capture, fault, CAPTURE_TRIGGER_TOP).unwrap();
-            let m = VerilatedModel::build(&text, CAPTURE_TRIGGER_TOP, &pmcg_sim::vdut::cache_dir())
-                .unwrap_or_else(|e| panic!("Verilator build of the capture trigger: {e}"));
-            let port = |n: &str| {
-                m.port(n)
-                    .unwrap_or_else(|| panic!("the capture trigger has no port `{n}`"))
-            };
-            let p = [
-                "clock", "rst", "ovfcap", "capr", "capt_req", "svr_load", "capt_ack",
-            ]
-            .map(port);
+            let (m, p) = common::block_model(
+                &text,
+                CAPTURE_TRIGGER_TOP,
+                "the capture trigger",
+                [
+                    "clock", "rst", "ovfcap", "capr", "capt_req", "svr_load", "capt_ack",
+                ],
+            );
             v.push(Box::new(VerilatorTrigger { m, p }));
         }
     }

@@ -126,16 +126,14 @@ fn duts(cfg: &PmcgConfig, fault: Option<DecoderFault>) -> Vec<Box<dyn DecodeDut>
             v.push(Box::new(NativeDecode(u)));
         } else {
             let text = filter_decode_verilog(cfg, fault, FILTER_DECODE_TOP).unwrap();
-            let m = VerilatedModel::build(&text, FILTER_DECODE_TOP, &pmcg_sim::vdut::cache_dir())
-                .unwrap_or_else(|e| panic!("Verilator build of the filter decoder: {e}"));
-            let port = |n: &str| {
-                m.port(n)
-                    .unwrap_or_else(|| panic!("the filter decoder has no port `{n}`"))
-            };
-            let p = [
-                "clock", "load", "evt", "smr", "sel", "cyc", "care", "mode", "smr_q",
-            ]
-            .map(port);
+            let (m, p) = common::block_model(
+                &text,
+                FILTER_DECODE_TOP,
+                "the filter decoder",
+                [
+                    "clock", "load", "evt", "smr", "sel", "cyc", "care", "mode", "smr_q",
+                ],
+            );
             v.push(Box::new(VerilatorDecode { m, p }));
         }
     }

@@ -160,25 +160,23 @@ fn duts(msi: bool, fault: Option<IrqFault>) -> Vec<Box<dyn IssueDut>> {
             v.push(Box::new(NativeIssue(u)));
         } else {
             let text = irq_issue_verilog(msi, fault, IRQ_ISSUE_TOP).unwrap();
-            let m = VerilatedModel::build(&text, IRQ_ISSUE_TOP, &pmcg_sim::vdut::cache_dir())
-                .unwrap_or_else(|e| panic!("Verilator build of the issue block: {e}"));
-            let port = |n: &str| {
-                m.port(n)
-                    .unwrap_or_else(|| panic!("the issue block has no port `{n}`"))
-            };
-            let p = [
-                "clock",
-                "rst",
-                "ovf",
-                "inten",
-                "irqen",
-                "addr_nz",
-                "busy",
-                "irq",
-                "issue",
-                "owed_next",
-            ]
-            .map(port);
+            let (m, p) = common::block_model(
+                &text,
+                IRQ_ISSUE_TOP,
+                "the issue block",
+                [
+                    "clock",
+                    "rst",
+                    "ovf",
+                    "inten",
+                    "irqen",
+                    "addr_nz",
+                    "busy",
+                    "irq",
+                    "issue",
+                    "owed_next",
+                ],
+            );
             v.push(Box::new(VerilatorIssue { m, p }));
         }
     }

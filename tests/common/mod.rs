@@ -367,3 +367,20 @@ pub fn settle_block(block: &mut dyn rust_hdl::prelude::Block, what: &str, max_pa
     }
     panic!("{what} did not settle in {max_passes} passes");
 }
+
+/// The Verilator model of a block emitted alone (`verilog`, top module `top`; a block test's
+/// Verilator backend) and the handles of its ports `names`, in order; panics naming `what`.
+pub fn block_model<const N: usize>(
+    verilog: &str,
+    top: &str,
+    what: &str,
+    names: [&str; N],
+) -> (pmcg_sim::verilator::VerilatedModel, [usize; N]) {
+    let m = pmcg_sim::verilator::VerilatedModel::build(verilog, top, &pmcg_sim::vdut::cache_dir())
+        .unwrap_or_else(|e| panic!("Verilator build of {what}: {e}"));
+    let ports = names.map(|n| {
+        m.port(n)
+            .unwrap_or_else(|| panic!("{what} has no port `{n}`"))
+    });
+    (m, ports)
+}
