@@ -528,7 +528,6 @@ pub struct RegFile {
     s_mpend: Vec<DFF<Bit>>,
     gmpam: DFF<Bits<32>>,
     gmpam_wmask: Constant<Bits<32>>,
-    msi_impl: Constant<Bit>,
     ovfcap_mask: Constant<Bits<32>>,
     nsmsi_mask: Constant<Bits<32>>,
     abt_mask: Constant<Bits<32>>,
@@ -598,7 +597,6 @@ pub struct RegFile {
     snap_hit: DFF<Bit>,
     ovf_vec: Signal<Local, Bits<64>>,
     /// Filter decode (10.4): implemented STREAMID bits, EVTYPER filter fields, SCR.SO.
-    sid_all: Constant<Bits<32>>,
     /// The most significant implemented STREAMID bit.
     so_mask: Constant<Bits<32>>,
     scr_nao_mask: Constant<Bits<32>>,
@@ -891,7 +889,6 @@ impl RegFile {
             count: Default::default(),
             m_sum: Default::default(),
             filt_load: Default::default(),
-            sid_all: c32(map.mask(field::SMR_STREAMID)),
             so_mask: c32(map.mask(field::SCR_SO)),
             scr_nao_mask: c32(map.mask(field::SCR_NAO)),
             rlo_mask: rootcr_field("RLO"),
@@ -1165,7 +1162,6 @@ impl RegFile {
             gmpam: Default::default(),
             gmpam_wmask: c32(wmask(RegId::Gmpam)),
             msi_mpam: Default::default(),
-            msi_impl: Constant::new(cfg.msi),
             ovfcap_mask: c32(map.mask(field::EVTYPER_OVFCAP)),
             nsmsi_mask: c32(map.mask(field::SCR_NSMSI)),
             abt_mask: c32(map.mask(field::IRQ_STATUS_IRQ_ABT)),
