@@ -24,6 +24,7 @@
 //! (`pmcg_synth::decode`) under Verilator.
 
 use crate::bitpack::BitPack;
+use crate::c32;
 use crate::config::PmcgConfig;
 use crate::regmap::{RegId, RegisterMap};
 use rust_hdl::prelude::*;
@@ -151,10 +152,6 @@ pub struct AddrDecode {
     smr_lim: Constant<Bits<32>>,
     evc_key: Vec<Constant<Bits<32>>>,
     arr_key: Vec<Constant<Bits<32>>>,
-}
-
-fn c32(v: u64) -> Constant<Bits<32>> {
-    Constant::new(v.into())
 }
 
 /// Registers whose value is a configuration constant (read-only words).

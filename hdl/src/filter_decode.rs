@@ -27,6 +27,7 @@
 //! tests (tests/filter_decode.rs, native and Verilator) check every output against it and
 //! [`event_sel`] for random writes.
 
+use crate::c32;
 use crate::config::{PmcgConfig, LANE_MPAM_SP_FIELD};
 use crate::regmap::field;
 use crate::regmap::{RegId, RegisterMap};
@@ -208,10 +209,6 @@ pub struct FilterDecoder {
     filt_m: Signal<Local, Bits<32>>,
     filt_mcare: Signal<Local, Bits<32>>,
     dec_sel: Signal<Local, Bits<7>>,
-}
-
-fn c32(v: u64) -> Constant<Bits<32>> {
-    Constant::new(v.into())
 }
 
 impl FilterDecoder {

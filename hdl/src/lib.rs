@@ -31,6 +31,12 @@ pub mod top;
 /// The configuration and the register map live in `pmcg-regs` (no rust-hdl dependency).
 pub use pmcg_regs::{config, regmap};
 
+/// A 32-bit `Constant` (a value from the register map or the configuration; a localparam in
+/// the Verilog).
+pub(crate) fn c32(v: u64) -> rust_hdl::prelude::Constant<rust_hdl::prelude::Bits<32>> {
+    rust_hdl::prelude::Constant::new(v.into())
+}
+
 /// Block-level test helpers shared by the blocks' own tests.
 #[cfg(test)]
 pub(crate) mod test_util {

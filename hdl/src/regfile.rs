@@ -72,6 +72,7 @@
 
 use crate::bitpack::BitPack;
 use crate::bram::{Bram, BRAM_ADDR_BITS};
+use crate::c32;
 use crate::capture_trigger::CaptureTrigger;
 use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_LSB};
 use crate::decode::AddrDecode;
@@ -449,9 +450,10 @@ pub struct RegFile {
     /// The written counter's element select (one-hot, `AddrDecode::arr_sel`).
     fd_sel: DFF<Bits<64>>,
     fd_evtw: DFF<Bit>,
-    /// With filter tables: the decoded selection registered (the swap that loads it comes 257 edges after
-    /// `fd_evt`, which holds meanwhile), so the counters' event selection loads from
-    /// flip-flops, not from the EVTYPER decode's compares; `sel_dec` is what they load.
+    /// With filter tables: the decoder's selection registered (the swap that loads it comes 257
+    /// edges after the decoder's load, whose registers hold meanwhile), so the counters' event
+    /// selection loads from flip-flops, not from the decoder's compares; `sel_dec` is what they
+    /// load.
     dsel_r: DFF<Bits<7>>,
     /// Likewise the filter decode's mode bits (`mode_ld`: what the counters' filters load).
     fmode_r: DFF<Bits<13>>,
@@ -596,8 +598,7 @@ pub struct RegFile {
     /// hold) finds it in a flip-flop.
     snap_hit: DFF<Bit>,
     ovf_vec: Signal<Local, Bits<64>>,
-    /// Filter decode (10.4): implemented STREAMID bits, EVTYPER filter fields, SCR.SO.
-    /// The most significant implemented STREAMID bit.
+    /// SCR.SO and NAO, the ROOTCR controls (the accepted sets' inputs).
     so_mask: Constant<Bits<32>>,
     scr_nao_mask: Constant<Bits<32>>,
     rlo_mask: Constant<Bits<32>>,
@@ -699,10 +700,6 @@ pub struct RegFile {
     /// This cycle's match of the counter being built (into its match register).
     m_sum: Signal<Local, Bits<4>>,
     filt_load: Signal<Local, Bit>,
-}
-
-fn c32(v: u64) -> Constant<Bits<32>> {
-    Constant::new(v.into())
 }
 
 impl RegFile {
@@ -1986,7 +1983,7 @@ impl Logic for RegFile {
         self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. A capture
         // at this edge takes every counter's value after this edge: registered per group of
-        // counters in `cap_grp_r` (the OR over the groups comes after the register), the
+        // counters in CaptureTrigger (the OR over the groups comes after its register), the
         // SVRs load the counters' q at the next edge, and reads see the counters meanwhile. -----
         self.cap.clock.next = self.clock.val();
         self.cap.rst.next = self.rst.val();
