@@ -9,7 +9,7 @@
 //!                ├─► array regions (masked compare + element limit) ──► evc_in svr_in evt_in
 //!                │                                                      smr_in hiword
 //!                │        (evc | svr) & xfer_nx (the completer's) ──► ctr_xfer
-//!                └─► element compares ──► BitPack ──► evc_sel[63:0], arr_sel[63:0] (one-hot)
+//!                └─► 1 << element index ──► evc_sel[63:0], arr_sel[63:0] (one-hot)
 //! ```
 //! Every output is a register loaded at every edge from the PADDR of that cycle (`ctr_xfer` also
 //! from the completer's `xfer_nx`, so that it is "an EVCNTR/SVR transfer is held or in its access
@@ -123,8 +123,6 @@ pub struct AddrDecode {
     evc_sel_r: DFF<Bits<64>>,
     arr_sel_r: DFF<Bits<64>>,
     hit_pack: BitPack,
-    evc_pack: BitPack,
-    arr_pack: BitPack,
     word: Signal<Local, Bits<32>>,
     evc_rel: Signal<Local, Bits<32>>,
     arr_rel: Signal<Local, Bits<32>>,
@@ -150,8 +148,12 @@ pub struct AddrDecode {
     arr_rel_mask: Constant<Bits<32>>,
     evt_lim: Constant<Bits<32>>,
     smr_lim: Constant<Bits<32>>,
-    evc_key: Vec<Constant<Bits<32>>>,
-    arr_key: Vec<Constant<Bits<32>>>,
+    /// log2 of the EVCNTR/SVR and EVTYPER/SMR strides (the element index is the offset shifted
+    /// right by it), a 64-bit 1, and the implemented elements' mask.
+    evc_sh: Constant<Bits<32>>,
+    arr_sh: Constant<Bits<32>>,
+    one: Constant<Bits<64>>,
+    all: Constant<Bits<64>>,
 }
 
 /// Registers whose value is a configuration constant (read-only words).
@@ -274,8 +276,6 @@ impl AddrDecode {
             evc_sel_r: Default::default(),
             arr_sel_r: Default::default(),
             hit_pack: BitPack::new(SINGLE_REGS.len()),
-            evc_pack: BitPack::new(n),
-            arr_pack: BitPack::new(n),
             word: Default::default(),
             evc_rel: Default::default(),
             arr_rel: Default::default(),
@@ -303,8 +303,10 @@ impl AddrDecode {
             arr_rel_mask: c32(ext(RegId::Evtyper(0)) - 4),
             evt_lim: c32(cfg.counters as u64 * 4),
             smr_lim: c32(smr_count * 4),
-            evc_key: (0..n).map(|i| c32(i as u64 * evc_stride)).collect(),
-            arr_key: (0..n).map(|i| c32(i as u64 * 4)).collect(),
+            evc_sh: c32(evc_stride.trailing_zeros() as u64),
+            arr_sh: c32(2),
+            one: Constant::new(1u64.into()),
+            all: Constant::new((u64::MAX >> (64 - n)).into()),
         }
     }
 }
@@ -351,12 +353,14 @@ impl Logic for AddrDecode {
         self.smr_in_r.d.next = ((self.word.val() & self.evt_region.val()) == self.smr_base.val())
             & (self.arr_rel.val() < self.smr_lim.val());
         self.hiword_r.d.next = self.wide.val() & self.word.val().get_bit(2);
-        for n in 0..self.evc_key.len() {
-            self.evc_pack.bits[n].next = self.evc_rel.val() == self.evc_key[n].val();
-            self.arr_pack.bits[n].next = self.arr_rel.val() == self.arr_key[n].val();
-        }
-        self.evc_sel_r.d.next = self.evc_pack.word.val();
-        self.arr_sel_r.d.next = self.arr_pack.word.val();
+        // The element selects as a shift, not one compare per element: the same decoder after
+        // synthesis, one operation in a simulator. A Verilog shift by 64 or more gives 0, as does
+        // rust-hdl's (an offset beyond 64 elements selects none); `all` drops the elements
+        // beyond the implemented counters.
+        self.evc_sel_r.d.next =
+            (self.one.val() << (self.evc_rel.val() >> self.evc_sh.val())) & self.all.val();
+        self.arr_sel_r.d.next =
+            (self.one.val() << (self.arr_rel.val() >> self.arr_sh.val())) & self.all.val();
         self.cr.next = self.hit_r.q.val().get_bit(0);
         self.rootcr.next = self.hit_r.q.val().get_bit(3);
         self.s_mpamidr.next = self.hit_r.q.val().get_bit(4);

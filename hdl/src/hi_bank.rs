@@ -55,6 +55,7 @@
 //! Spec: SMMUv3 10.2.1 (overflow at the edge it happens), 10.5.2.1, 10.5.2.3 (capture of every
 //! counter at one instant).
 
+use crate::hi_bank_index::BankIndex;
 use rust_hdl::prelude::*;
 
 /// Address bits of the upper-word block RAMs (64 rows: the largest configuration).
@@ -139,8 +140,8 @@ pub struct HiBank {
     ones_m1: DFF<Bits<64>>,
     stale: DFF<Bits<64>>,
     fresh: DFF<Bits<64>>,
-    tgt_idx: DFF<Bits<6>>,
-    idx_word: Signal<Local, Bits<32>>,
+    /// The live PADDR's element index, registered, and `pf_eq` (hi_bank_index.rs).
+    index: BankIndex,
     /// Phase B (the visited row's data is on the RAM outputs), the visited row, the scan pointer.
     ph_b: DFF<Bit>,
     /// Phase C: the visited row's data registered (`d_r`, `sd_r`; no adder behind the block
@@ -178,10 +179,6 @@ pub struct HiBank {
     spf_r: DFF<Bits<32>>,
     pf_idx: DFF<Bits<6>>,
     pf_ok: DFF<Bit>,
-    /// `pf_idx == tgt_idx`, kept exactly in a flip-flop (compared on both registers' next
-    /// values): the choice of the row to visit is one gate on registers, not a 6-bit compare
-    /// in front of the block RAM's address and the scan's enable (the 16x64 critical path).
-    pf_eq: DFF<Bit>,
     /// Phase C's visit may serve: registered at phase B's edge from registers and that edge's
     /// write (no write at A's or B's edge, not skipped, no reset), so the serve is a flip-flop
     /// in front of the prefetch registers (16x64 seed 1's critical path ran from the reset
@@ -222,7 +219,6 @@ pub struct HiBank {
     eq_m2: Signal<Local, Bit>,
     m1_new: Signal<Local, Bit>,
     // Configuration.
-    idx_shift: Constant<Bits<32>>,
     hi_max: Constant<Bits<32>>,
     up_mask_lo: Constant<Bits<32>>,
     up_mask_hi: Constant<Bits<32>>,
@@ -278,8 +274,7 @@ impl HiBank {
             ones_m1: Default::default(),
             stale: Default::default(),
             fresh: Default::default(),
-            tgt_idx: Default::default(),
-            idx_word: Default::default(),
+            index: BankIndex::new(idx_lsb),
             ph_b: Default::default(),
             ph_c: Default::default(),
             d_r: Default::default(),
@@ -304,7 +299,6 @@ impl HiBank {
             spf_r: Default::default(),
             pf_idx: Default::default(),
             pf_ok: Default::default(),
-            pf_eq: Default::default(),
             serve_pre: Default::default(),
             at_pf: Default::default(),
             pf_hit: Default::default(),
@@ -334,7 +328,6 @@ impl HiBank {
             eq_m1: Default::default(),
             eq_m2: Default::default(),
             m1_new: Default::default(),
-            idx_shift: Constant::new((idx_lsb as u64).into()),
             hi_max: c32(hi_max),
             up_mask_lo: c32(hi_max & 0x0003_FFFC),
             up_mask_hi: c32(hi_max & 0xFFFC_0000),
@@ -356,26 +349,28 @@ impl Logic for HiBank {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pend_r, ones, ones_m1, stale, fresh, tgt_idx, ph_b, ph_c, d_r, sd_r,
-            up_lo_r, up_hi_r, lo16_r, vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a, stale_a,
-            svr_a, svr_aa, scan_idx, scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok, pf_eq,
-            serve_pre, at_pf
+            self, clock, pend_r, ones, ones_m1, stale, fresh, ph_b, ph_c, d_r, sd_r, up_lo_r,
+            up_hi_r, lo16_r, vis_idx, vis_oh, vis_pf, vis_skip, pend_a, fresh_a, stale_a, svr_a,
+            svr_aa, scan_idx, scan_oh, wr_r, wr_rr, pf_r, spf_r, pf_idx, pf_ok, serve_pre, at_pf
         );
         self.c_ram.read_clock.next = self.clock.val();
         self.c_ram.write_clock.next = self.clock.val();
         self.s_ram.read_clock.next = self.clock.val();
         self.s_ram.write_clock.next = self.clock.val();
         // The addressed element, registered with the decoder's select (both from the live PADDR
-        // at the same edge).
-        self.idx_word.next = self.paddr.val() >> self.idx_shift.val();
-        self.tgt_idx.d.next = bit_cast::<6, 32>(self.idx_word.val());
+        // at the same edge), and `pf_eq`: in a block of their own (hi_bank_index.rs), so that
+        // nothing in this block reads a top-level input.
+        self.index.clock.next = self.clock.val();
+        self.index.paddr.next = self.paddr.val();
+        self.index.pf_idx.next = self.pf_idx.q.val();
+        self.index.vis_idx.next = self.vis_idx.q.val();
         // ---- Phase A: choose the row to visit. The addressed counter first while the prefetch
         // does not hold it; otherwise the scan (which then advances).
-        self.pf_hit.next = self.pf_ok.q.val() & self.pf_eq.q.val();
+        self.pf_hit.next = self.pf_ok.q.val() & self.index.pf_eq.val();
         self.want_pf.next = self.tgt_any.val() & (!self.pf_hit.val());
         self.a_idx.next = self.scan_idx.q.val();
         if self.want_pf.val() {
-            self.a_idx.next = self.tgt_idx.q.val();
+            self.a_idx.next = self.index.tgt_idx.val();
         }
         self.c_ram.read_address.next = self.a_idx.val();
         self.s_ram.read_address.next = self.a_idx.val();
@@ -531,10 +526,10 @@ impl Logic for HiBank {
         }
         // ---- An EVCNTR write (access edge): the caller's new upper word (pend folded in).
         if self.wr.val() {
-            self.c_ram.write_address.next = self.tgt_idx.q.val();
+            self.c_ram.write_address.next = self.index.tgt_idx.val();
             self.c_ram.write_data.next = self.wr_val.val();
             self.c_ram.write_enable.next = true;
-            self.s_ram.write_address.next = self.tgt_idx.q.val();
+            self.s_ram.write_address.next = self.index.tgt_idx.val();
             self.s_ram.write_data.next = self.pf_r.q.val();
             self.s_ram.write_enable.next = self.stale_t.val() | self.svr_load.val();
             self.done.next = self.tgt_sel.val();
@@ -545,22 +540,17 @@ impl Logic for HiBank {
             // The written counter's shadow is unchanged, unless a capture takes the old value.
             self.spf_nc.next = self.spf_r.q.val();
             self.spf_c.next = self.pf_r.q.val();
-            self.pf_idx.d.next = self.tgt_idx.q.val();
+            self.pf_idx.d.next = self.index.tgt_idx.val();
             self.pf_ok.d.next = true;
         }
         self.spf_r.d.next = self.spf_nc.val();
         if self.svr_load.val() {
             self.spf_r.d.next = self.spf_c.val();
         }
-        // `pf_eq` at the next edge: `pf_idx` there (unchanged, the visit's row, or the written
-        // one, as chosen above) against the element index registered there.
-        self.pf_eq.d.next = self.pf_idx.q.val() == bit_cast::<6, 32>(self.idx_word.val());
-        if self.serve_v.val() & self.vis_pf.q.val() {
-            self.pf_eq.d.next = self.vis_idx.q.val() == bit_cast::<6, 32>(self.idx_word.val());
-        }
-        if self.wr.val() {
-            self.pf_eq.d.next = self.tgt_idx.q.val() == bit_cast::<6, 32>(self.idx_word.val());
-        }
+        // `pf_eq` at the next edge (BankIndex): `pf_idx` there (unchanged, the visit's row, or
+        // the written one, as chosen above) against the element index registered there.
+        self.index.sel_vis.next = self.serve_v.val() & self.vis_pf.q.val();
+        self.index.wr.next = self.wr.val();
         self.wr_r.d.next = self.wr.val();
         self.wr_rr.d.next = self.wr_r.q.val();
         // Per-counter state: the rows rewritten at this edge (`done`) take their new flags, lose

@@ -22,6 +22,7 @@ pub mod filter_decode;
 pub mod filter_table;
 pub mod fresh_flags;
 pub mod hi_bank;
+pub mod hi_bank_index;
 pub mod irq_issue;
 pub mod match_regs;
 pub mod msi;
