@@ -221,8 +221,15 @@ pub struct RegFile {
     /// the read mux and the PSTRB merge an AND-OR over every SMR, a critical path at 16x32).
     smr_ram: Bram<32>,
     sel_smr_wmask: Signal<Local, Bits<32>>,
-    /// EVTYPERn.OVFCAP stays in a flip-flop: the overflow capture reads it every cycle.
-    c_ovfcap: Vec<DFF<Bit>>,
+    /// EVTYPERn.OVFCAP, bit n: in flip-flops (the overflow capture reads it every cycle), as one
+    /// word, not a flip-flop per counter (the simulators copy and update one register).
+    c_ovfcap: DFF<Bits<64>>,
+    /// Bit n: EVTYPERn's OVFCAP is writable, its reset value.
+    ovfcap_wmask: Constant<Bits<64>>,
+    ovfcap_reset: Constant<Bits<64>>,
+    /// OVFCAP after this edge, and the written OVFCAP value of each counter.
+    ovfcap_nx: Signal<Local, Bits<64>>,
+    ovfcap_wv: Signal<Local, Bits<64>>,
     /// The addressed EVTYPER's write mask: counter 0's, or that of every other counter (only
     /// counter 0 has filter fields with a global filter; checked in `new`), like SMR's.
     sel_evt_wmask: Signal<Local, Bits<32>>,
@@ -236,8 +243,9 @@ pub struct RegFile {
     mreg: MatchRegs,
     /// Counter n's match for the next edge, before a set-up write's skip.
     match_nx: Signal<Local, Bits<4>>,
-    /// Per counter: writable bits of EVTYPERn and SMRn, and reset values (register map).
-    evtyper_wmask: Vec<Constant<Bits<32>>>,
+    /// Writable bits of EVTYPER0 (the addressed EVTYPER's when it is counter 0's: see
+    /// `sel_evt_wmask`), per counter of SMRn, and reset values (register map).
+    evtyper0_wmask: Constant<Bits<32>>,
     smr_wmask: Vec<Constant<Bits<32>>>,
     lo_reset: Vec<Constant<Bits<16>>>,
     /// The low words' width L (`hi_bank::low_word_bits`): its mask, the mask of its bits [L-1:4]
@@ -247,7 +255,8 @@ pub struct RegFile {
     lo_top: Constant<Bits<16>>,
     lo_shift: Constant<Bits<32>>,
     lo_mask32: Constant<Bits<32>>,
-    evtyper_reset: Vec<Constant<Bits<32>>>,
+    /// EVTYPER0's reset value (every EVTYPER's: checked in `new`).
+    evtyper0_reset: Constant<Bits<32>>,
     smr_reset: Vec<Constant<Bits<32>>>,
     sel_reset: Vec<Constant<Bits<7>>>,
     /// Counter n's locals (reused in the loop).
@@ -260,7 +269,6 @@ pub struct RegFile {
     /// The counter being built is enabled in this cycle (CR.E and CNTEN[n]).
     ctr_en: Signal<Local, Bit>,
     wr_lo: Signal<Local, Bit>,
-    wr_evt: Signal<Local, Bit>,
     inc: Signal<Local, Bits<16>>,
     /// The carry out of the L-bit low word, and out of bit 31 (`lo_carry` & mid's `at_max`).
     lo_carry: Signal<Local, Bit>,
@@ -525,9 +533,11 @@ pub struct RegFile {
     /// Shadow values (10.5.2.3), kept like the counters: bits [15:0], the upper bank's pending
     /// carry (the rows are the banks' shadow rows).
     s_lo: Vec<DFF<Bits<16>>>,
-    s_pend: Vec<DFF<Bit>>,
-    /// Mid's pending carry at the capture (bits [31:L] of SVRn are mid's shadow row + it).
-    s_mpend: Vec<DFF<Bit>>,
+    /// Bit n: SVRn's upper pending carry (one word, like `c_ovfcap`).
+    s_pend: DFF<Bits<64>>,
+    /// Bit n: mid's pending carry at the capture (bits [31:L] of SVRn are mid's shadow row +
+    /// it).
+    s_mpend: DFF<Bits<64>>,
     gmpam: DFF<Bits<32>>,
     gmpam_wmask: Constant<Bits<32>>,
     ovfcap_mask: Constant<Bits<32>>,
@@ -535,8 +545,6 @@ pub struct RegFile {
     abt_mask: Constant<Bits<32>>,
     ctrl_next: Signal<Local, Bits<32>>,
     irq_en: Signal<Local, Bit>,
-    /// Per counter: overflowed at this edge with EVTYPERn.OVFCAP = 1.
-    ovfcap_pack: BitPack,
     /// When the shadows load (capture_trigger.rs): CAPR.CAPTURE, OVFCAP, the external request.
     cap: CaptureTrigger,
     /// The SVRs load the counters' q at this edge: a capture happened at the last edge.
@@ -556,8 +564,6 @@ pub struct RegFile {
     /// decoder's select (the 16x64 critical path into `snap_add`).
     selsp_r: DFF<Bit>,
     selsmp_r: DFF<Bit>,
-    spend_or: Signal<Local, Bit>,
-    smpend_or: Signal<Local, Bit>,
     svrl_r: DFF<Bit>,
     svrl_rst_r: DFF<Bit>,
     // Decode.
@@ -990,7 +996,21 @@ impl RegFile {
             fresh: FreshFlags::new(n),
             smr_ram: Default::default(),
             sel_smr_wmask: Default::default(),
-            c_ovfcap: (0..n).map(|_| Default::default()).collect(),
+            c_ovfcap: Default::default(),
+            ovfcap_wmask: Constant::new(
+                (0..cfg.counters)
+                    .filter(|&i| wmask(RegId::Evtyper(i)) & map.mask(field::EVTYPER_OVFCAP) != 0)
+                    .fold(0u64, |w, i| w | 1 << i)
+                    .into(),
+            ),
+            ovfcap_reset: Constant::new(
+                (0..cfg.counters)
+                    .filter(|&i| reset(RegId::Evtyper(i)) & map.mask(field::EVTYPER_OVFCAP) != 0)
+                    .fold(0u64, |w, i| w | 1 << i)
+                    .into(),
+            ),
+            ovfcap_nx: Default::default(),
+            ovfcap_wv: Default::default(),
             sel_evt_wmask: Default::default(),
             evt_wmask_rest: c32(wmask(RegId::Evtyper(n.min(2) as u32 - 1))),
             smr_wmask_rest: c32(wmask(RegId::Smr(n.min(2) as u32 - 1))),
@@ -998,9 +1018,7 @@ impl RegFile {
             c_sel: (0..n).map(|_| Default::default()).collect(),
             mreg: MatchRegs::new(n),
             match_nx: Default::default(),
-            evtyper_wmask: (0..cfg.counters)
-                .map(|i| c32(wmask(RegId::Evtyper(i))))
-                .collect(),
+            evtyper0_wmask: c32(wmask(RegId::Evtyper(0))),
             smr_wmask: (0..cfg.counters)
                 .map(|i| c32(wmask(RegId::Smr(i))))
                 .collect(),
@@ -1011,9 +1029,7 @@ impl RegFile {
             lo_top: Constant::new((lo_mask & 0xFFF0).into()),
             lo_shift: c32(lo_bits as u64),
             lo_mask32: c32(lo_mask),
-            evtyper_reset: (0..cfg.counters)
-                .map(|i| c32(reset(RegId::Evtyper(i))))
-                .collect(),
+            evtyper0_reset: c32(reset(RegId::Evtyper(0))),
             smr_reset: (0..cfg.counters)
                 .map(|i| c32(reset(RegId::Smr(i))))
                 .collect(),
@@ -1039,7 +1055,6 @@ impl RegFile {
             is_lane: Default::default(),
             ctr_en: Default::default(),
             wr_lo: Default::default(),
-            wr_evt: Default::default(),
             inc: Default::default(),
             lo_carry: Default::default(),
             c4_c2: Default::default(),
@@ -1154,8 +1169,8 @@ impl RegFile {
             msi_owed_next: Default::default(),
             export_r: Default::default(),
             s_lo: (0..n).map(|_| Default::default()).collect(),
-            s_pend: (0..n).map(|_| Default::default()).collect(),
-            s_mpend: (0..n).map(|_| Default::default()).collect(),
+            s_pend: Default::default(),
+            s_mpend: Default::default(),
             gmpam: Default::default(),
             gmpam_wmask: c32(wmask(RegId::Gmpam)),
             msi_mpam: Default::default(),
@@ -1164,7 +1179,6 @@ impl RegFile {
             abt_mask: c32(map.mask(field::IRQ_STATUS_IRQ_ABT)),
             ctrl_next: Default::default(),
             irq_en: Default::default(),
-            ovfcap_pack: BitPack::new(n),
             cap: CaptureTrigger::new(n, cfg.capture, None),
             svr_load: Default::default(),
             svr_hi_now: Default::default(),
@@ -1174,8 +1188,6 @@ impl RegFile {
             sel_smpend: Default::default(),
             selsp_r: Default::default(),
             selsmp_r: Default::default(),
-            spend_or: Default::default(),
-            smpend_or: Default::default(),
             svrl_r: Default::default(),
             svrl_rst_r: Default::default(),
             capt_req: Default::default(),
@@ -1250,6 +1262,9 @@ impl Logic for RegFile {
             snap_valid,
             msi_addr_nz,
             export_r,
+            c_ovfcap,
+            s_pend,
+            s_mpend,
             gmpam,
             pair_open,
             pair_key,
@@ -1396,8 +1411,6 @@ impl Logic for RegFile {
         self.selmp_r.d.next = (self.mpend_v.val() & self.dec.evc_sel.val()).any();
         self.selmc_r.d.next = (self.mcarry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.msel_pend.next = self.selmp_r.q.val() | self.selmc_r.q.val();
-        self.spend_or.next = false;
-        self.smpend_or.next = false;
         self.csel_r.d.next = 0.into();
         self.ssel_r.d.next = 0.into();
         if self.held.val()
@@ -1441,13 +1454,9 @@ impl Logic for RegFile {
                 self.gc3.next = self.gc3.val() | self.t_c.val();
                 self.gs3.next = self.gs3.val() | self.t_s.val();
             }
-            self.spend_or.next =
-                self.spend_or.val() | (self.s_pend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
-            self.smpend_or.next = self.smpend_or.val()
-                | (self.s_mpend[n].q.val() & self.dec.evc_sel.val().get_bit(n));
         }
-        self.selsp_r.d.next = self.spend_or.val();
-        self.selsmp_r.d.next = self.smpend_or.val();
+        self.selsp_r.d.next = (self.s_pend.q.val() & self.dec.evc_sel.val()).any();
+        self.selsmp_r.d.next = (self.s_mpend.q.val() & self.dec.evc_sel.val()).any();
         // The shadows' pending carries now: loaded at the last edge from the counters' (a
         // capture), cleared (a reset), or unchanged since (`s_pend` changes at no other edge).
         self.svrl_rst_r.d.next = self.rst.val();
@@ -1465,13 +1474,13 @@ impl Logic for RegFile {
         // value when it has not been written since reset.
         self.sel_evtyper.next = self.evt_ram.read_data.val();
         if self.fresh.evt_sel.val() {
-            self.sel_evtyper.next = self.evtyper_reset[0].val();
+            self.sel_evtyper.next = self.evtyper0_reset.val();
         }
         self.sel_smr.next = self.smr_ram.read_data.val();
         self.sel_evt_wmask.next = self.evt_wmask_rest.val();
         self.sel_smr_wmask.next = self.smr_wmask_rest.val();
         if self.dec.arr_sel.val().get_bit(0) {
-            self.sel_evt_wmask.next = self.evtyper_wmask[0].val();
+            self.sel_evt_wmask.next = self.evtyper0_wmask.val();
             self.sel_smr_wmask.next = self.smr_wmask[0].val();
         }
         if self.fresh.smr_sel.val() {
@@ -1742,10 +1751,8 @@ impl Logic for RegFile {
         self.key.next = 0.into();
         for n in 0..self.c_lo.len() {
             self.c_lo[n].clock.next = self.clock.val();
-            self.c_ovfcap[n].clock.next = self.clock.val();
             self.c_smr[n].clock.next = self.clock.val();
             self.c_sel[n].clock.next = self.clock.val();
-            self.c_ovfcap[n].d.next = self.c_ovfcap[n].q.val();
             self.c_smr[n].d.next = self.c_smr[n].q.val();
             // The counter's event decode (`event_sel` layout).
             // (bit_cast of a loop-indexed value breaks rust-hdl's Verilog generation: copy first.)
@@ -1878,7 +1885,6 @@ impl Logic for RegFile {
             // Write strobes of counter n (only a write cycle compares the index).
             self.filt_load.next = false;
             self.wr_lo.next = false;
-            self.wr_evt.next = false;
             // The registered decode of the previous edge's EVTYPER/SMR write.
             if self.filt_go.val() {
                 if self.global_filter.val() {
@@ -1891,7 +1897,6 @@ impl Logic for RegFile {
                 self.wr_lo.next = self.evc_in.val()
                     & (!self.evc_hiword.val())
                     & (self.dec.evc_sel.val().get_bit(n));
-                self.wr_evt.next = self.evt_in.val() & self.dec.arr_sel.val().get_bit(n);
             }
             self.f_care[n].d.next = self.f_care[n].q.val();
             self.f_mode[n].d.next = self.f_mode[n].q.val();
@@ -1955,11 +1960,6 @@ impl Logic for RegFile {
                         (self.carry.val() & self.ones1_r.q.val()) | self.wrap1_r.q.val();
                 }
             }
-            if self.wr_evt.val() {
-                self.c_ovfcap[n].d.next =
-                    (self.evt_merged.val() & self.evtyper_wmask[n].val() & self.ovfcap_mask.val())
-                        .any();
-            }
             // SMRn takes an SMR write one edge after its access, with the filter decode: no read
             // sees the difference (the next access is set up after the write's access cycle),
             // and the match side never sees a new SMR with an old CARE.
@@ -1970,15 +1970,11 @@ impl Logic for RegFile {
             }
             if self.rst.val() {
                 self.lo_next.next = self.lo_reset[n].val();
-                self.c_ovfcap[n].d.next =
-                    (self.evtyper_reset[n].val() & self.ovfcap_mask.val()).any();
                 self.c_smr[n].d.next = self.smr_reset[n].val();
                 self.ovf.next = false;
             }
             self.c_lo[n].d.next = self.lo_next.val();
             self.ovf_pack.bits[n].next = self.ovf.val();
-            // 10.2.1: an overflow of a counter with EVTYPERn.OVFCAP = 1 triggers a capture.
-            self.ovfcap_pack.bits[n].next = self.ovf.val() & self.c_ovfcap[n].q.val();
         }
         self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. A capture
@@ -1987,26 +1983,43 @@ impl Logic for RegFile {
         // SVRs load the counters' q at the next edge, and reads see the counters meanwhile. -----
         self.cap.clock.next = self.clock.val();
         self.cap.rst.next = self.rst.val();
-        self.cap.ovfcap.next = self.ovfcap_pack.word.val();
+        // 10.2.1: an overflow of a counter with EVTYPERn.OVFCAP = 1 triggers a capture.
+        self.cap.ovfcap.next = self.ovf_vec.val() & self.c_ovfcap.q.val();
+        // EVTYPERn.OVFCAP after this edge: an EVTYPER write sets its counter's bit to the written
+        // OVFCAP (0 where OVFCAP is not writable); a reset to the register map's reset values.
+        self.ovfcap_nx.next = self.c_ovfcap.q.val();
+        // (Assigned on every path: no latch.)
+        self.ovfcap_wv.next = 0.into();
+        if self.wr_ok.val() & self.evt_in.val() {
+            if (self.evt_merged.val() & self.ovfcap_mask.val()).any() {
+                self.ovfcap_wv.next = self.ovfcap_wmask.val();
+            }
+            self.ovfcap_nx.next = (self.c_ovfcap.q.val() & (!self.dec.arr_sel.val()))
+                | (self.dec.arr_sel.val() & self.ovfcap_wv.val());
+        }
+        if self.rst.val() {
+            self.ovfcap_nx.next = self.ovfcap_reset.val();
+        }
+        self.c_ovfcap.d.next = self.ovfcap_nx.val();
         self.cap.capr.next = self.wr_ok.val() & self.dec.capr.val() & self.wbits.val().get_bit(0);
         self.cap.capt_req.next = self.capt_req.val();
         for n in 0..self.s_lo.len() {
             self.s_lo[n].clock.next = self.clock.val();
-            self.s_pend[n].clock.next = self.clock.val();
-            self.s_mpend[n].clock.next = self.clock.val();
             self.s_lo[n].d.next = self.s_lo[n].q.val();
-            self.s_pend[n].d.next = self.s_pend[n].q.val();
-            self.s_mpend[n].d.next = self.s_mpend[n].q.val();
             if self.svr_load.val() {
                 self.s_lo[n].d.next = self.c_lo[n].q.val();
-                self.s_pend[n].d.next = self.pend_v.val().get_bit(n);
-                self.s_mpend[n].d.next = self.mpend_v.val().get_bit(n);
             }
             if self.rst.val() {
                 self.s_lo[n].d.next = 0.into();
-                self.s_pend[n].d.next = false;
-                self.s_mpend[n].d.next = false;
             }
+        }
+        if self.svr_load.val() {
+            self.s_pend.d.next = self.pend_v.val();
+            self.s_mpend.d.next = self.mpend_v.val();
+        }
+        if self.rst.val() {
+            self.s_pend.d.next = 0.into();
+            self.s_mpend.d.next = 0.into();
         }
         self.export_r.d.next = self.ovf_vec.val();
         // ---- The upper-word bank (64-bit counters): carries of this edge, the addressed
