@@ -97,7 +97,7 @@ pub enum RtlFault {
     HiBank(HiBankFault),
     /// In the StreamID filter tables (filter_table.rs; configurations with `filter_tables`).
     FilterTable(FilterTableFault),
-    /// `acc_r` / `evk_r` loaded from their sources' current values, not their values after the
+    /// `acc_r` / `evk_*` loaded from their sources' current values, not their values after the
     /// edge: an SCR, ROOTCR, filter or event-selection change is missed until the next load.
     StaleAccept,
     /// In the filter decoder (filter_decode.rs).
@@ -640,18 +640,20 @@ pub struct RegFile {
     /// SMRn is written with the decode, one edge after its access, so the two never mix).
     f_care: Vec<DFF<Bits<32>>>,
     f_mode: Vec<DFF<Bits<13>>>,
-    /// Counter n's accepted security states (`acc`, MPAM limits applied) and event kind (bit 0:
-    /// a lane event that counts unfiltered, bit 1: one that obeys the filter), registered from
+    /// Counter n's accepted security states (`acc`, MPAM limits applied) and event kind (bit n
+    /// of `evk_free`: a lane event that counts unfiltered, of `evk_filt`: one that obeys the
+    /// filter; a word each, not a flip-flop per counter), registered from
     /// the next values of their sources (its EVTYPER decode and filter mode, SCR, ROOTCR): equal
     /// at every cycle to the same logic on their registers, one edge sooner, so SCR.SO and the
     /// event-kind muxes are not on the match register's path (issue 11: 32x32's 98.4 MHz path
     /// from SCR.SO into a match register).
     acc_r: Vec<DFF<Bits<8>>>,
-    evk_r: Vec<DFF<Bits<2>>>,
-    /// SCR and ROOTCR as `acc_r` / `evk_r` take them (after the edge).
+    evk_free: DFF<Bits<64>>,
+    evk_filt: DFF<Bits<64>>,
+    /// SCR and ROOTCR as `acc_r` / `evk_*` take them (after the edge).
     scr_acc: Signal<Local, Bits<32>>,
     rootcr_acc: Signal<Local, Bits<32>>,
-    /// `acc_r` / `evk_r` load at this edge (a source may change).
+    /// `acc_r` / `evk_*` load at this edge (a source may change).
     acc_ld: Signal<Local, Bit>,
     /// Planted fault `RtlFault::StaleAccept` (tests only).
     stale_accept: Constant<Bit>,
@@ -859,7 +861,8 @@ impl RegFile {
             f_care: (0..n).map(|_| Default::default()).collect(),
             f_mode: (0..n).map(|_| Default::default()).collect(),
             acc_r: (0..n).map(|_| Default::default()).collect(),
-            evk_r: (0..n).map(|_| Default::default()).collect(),
+            evk_free: Default::default(),
+            evk_filt: Default::default(),
             scr_acc: Default::default(),
             rootcr_acc: Default::default(),
             acc_ld: Default::default(),
@@ -1263,6 +1266,8 @@ impl Logic for RegFile {
             msi_addr_nz,
             export_r,
             c_ovfcap,
+            evk_free,
+            evk_filt,
             s_pend,
             s_mpend,
             gmpam,
@@ -1788,9 +1793,8 @@ impl Logic for RegFile {
                     }
                 }
             }
-            // The accepted states and the event kind (registered, `acc_r` / `evk_r`).
+            // The accepted states and the event kind (registered, `acc_r` / `evk_*`).
             self.acc.next = self.acc_r[n].q.val();
-            self.evk.next = self.evk_r[n].q.val();
             self.m_sum.next = 0.into();
             for l in 0..self.hit.len() {
                 // A dynamic bit select, not a shift (rust-hdl 0.46 simulated shifts with BigUint).
@@ -1805,8 +1809,8 @@ impl Logic for RegFile {
                     // The StreamID compare is the tables' (the lanes registered at the edge
                     // that looked them up).
                     self.hit[l].next = self.hit[l].val()
-                        & (self.evk.val().get_bit(0)
-                            | (self.evk.val().get_bit(1)
+                        & (self.evk_free.q.val().get_bit(n)
+                            | (self.evk_filt.q.val().get_bit(n)
                                 & (self.tab_hit[l].val().get_bit(n)
                                     & ((!self.lane_nosid[l].val())
                                         | self.m_now.val().get_bit(0))
@@ -1817,8 +1821,8 @@ impl Logic for RegFile {
                         self.key.next = self.lane_mpam[l].val();
                     }
                     self.hit[l].next = self.hit[l].val()
-                        & (self.evk.val().get_bit(0)
-                            | (self.evk.val().get_bit(1)
+                        & (self.evk_free.q.val().get_bit(n)
+                            | (self.evk_filt.q.val().get_bit(n)
                                 & (((self.key.val() & self.f_care[n].q.val())
                                     == self.val_now.val())
                                     & ((!self.lane_nosid[l].val())
@@ -1826,8 +1830,8 @@ impl Logic for RegFile {
                                     & (self.acc.val() & self.lane_acc[l].val()).any())));
                 } else {
                     self.hit[l].next = self.hit[l].val()
-                        & (self.evk.val().get_bit(0)
-                            | (self.evk.val().get_bit(1)
+                        & (self.evk_free.q.val().get_bit(n)
+                            | (self.evk_filt.q.val().get_bit(n)
                                 & (((self.lane_sid[l].val() & self.f_care[n].q.val())
                                     == self.val_now.val())
                                     & ((!self.lane_nosid[l].val())
@@ -2423,9 +2427,10 @@ impl Logic for RegFile {
         // IRQ_CFG0 is nonzero (one edge behind the register: see the field).
         self.msi_addr_nz.d.next = (self.cfg0.q.val() | self.cfg0_hi.q.val()).any();
         // ---- Counter n's accepted security states and event kind after this edge (`acc_r`,
-        // `evk_r`): the match's rules (10.4, 10.4.2-10.4.4, 10.6; docs/behaviour.md "Accepted
-        // set") on the values its sources take at this edge (SCR, ROOTCR, the counter's filter
-        // mode and event selection, after every write and the reset above). ----------------------
+        // `evk_free`, `evk_filt`): the match's rules (10.4, 10.4.2-10.4.4, 10.6;
+        // docs/behaviour.md "Accepted set") on the values its sources take at this edge (SCR,
+        // ROOTCR, the counter's filter mode and event selection, after every write and the
+        // reset above). --------------------------------------------------------------------------
         self.scr_acc.next = self.scr.d.val();
         self.rootcr_acc.next = self.rootcr.d.val();
         if self.stale_accept.val() {
@@ -2462,11 +2467,10 @@ impl Logic for RegFile {
         self.lim_ok.next = true;
         self.filtered.next = false;
         self.ev_ok.next = false;
+        self.evk.next = 0.into();
         for n in 0..self.acc_r.len() {
             self.acc_r[n].clock.next = self.clock.val();
-            self.evk_r[n].clock.next = self.clock.val();
             self.acc_r[n].d.next = self.acc_r[n].q.val();
-            self.evk_r[n].d.next = self.evk_r[n].q.val();
         }
         if self.acc_ld.val() {
             for n in 0..self.acc_r.len() {
@@ -2563,7 +2567,16 @@ impl Logic for RegFile {
                 if self.ev_ok.val() & self.filtered.val() {
                     self.evk.next = 2.into();
                 }
-                self.evk_r[n].d.next = self.evk.val();
+                self.evk_free.d.next = self
+                    .evk_free
+                    .d
+                    .val()
+                    .replace_bit(n, self.evk.val().get_bit(0));
+                self.evk_filt.d.next = self
+                    .evk_filt
+                    .d
+                    .val()
+                    .replace_bit(n, self.evk.val().get_bit(1));
             }
         }
     }
