@@ -8,8 +8,9 @@
 //!
 //! ```text
 //!   carry[63:0] (low-word carries at this edge) ──► pend[n] ──────────────────────► pend
-//!   paddr[idx+5:idx] (live) ──► tgt_idx ┐   tgt_sel (one-hot: the decoded element), tgt_any
-//!                                       ▼   (a counter is held or accessed: tgt_sel means it)
+//!   paddr (live) ──► BankIndex (hi_bank_index.rs) ──► tgt_idx, pf_eq (pf_idx = tgt_idx)
+//!   tgt_sel (one-hot: the decoded element), tgt_any (a counter is held or accessed: tgt_sel
+//!            means it)
 //!   phase A: target = the addressed counter while pf does not hold it (the prefetch), else the
 //!            scan pointer ──► c_ram / s_ram read address; vis_idx, vis_oh, and the target's
 //!            pend / fresh / stale flags as of this cycle (pend_a, fresh_a, stale_a)
