@@ -12,6 +12,7 @@
 
 pub mod apb;
 pub mod bank;
+pub mod bank_index;
 pub mod capture_trigger;
 pub mod collateral;
 pub mod decode;
