@@ -8,7 +8,7 @@
 //!
 //! ```text
 //!   carry[63:0] (low-word carries at this edge) ──► pend[n] ──────────────────────► pend
-//!   paddr (live) ──► BankIndex (hi_bank_index.rs) ──► tgt_idx, pf_eq (pf_idx = tgt_idx)
+//!   paddr (live) ──► BankIndex (hi_bank_index.rs) ──► tgt_idx, pf_eq (= pf_idx == tgt_idx)
 //!   tgt_sel (one-hot: the decoded element), tgt_any (a counter is held or accessed: tgt_sel
 //!            means it)
 //!   phase A: target = the addressed counter while pf does not hold it (the prefetch), else the
