@@ -820,6 +820,12 @@ impl RegFile {
                 }
             }
         }
+        // Bit n: EVTYPERn's OVFCAP bit is set in `word(n)` (its write mask, its reset value).
+        let ovfcap_bits = |word: &dyn Fn(u32) -> u64| {
+            (0..cfg.counters)
+                .filter(|&i| word(i) & map.mask(field::EVTYPER_OVFCAP) != 0)
+                .fold(0u64, |w, i| w | 1 << i)
+        };
         RegFile {
             clock: Default::default(),
             rst: Default::default(),
@@ -1000,18 +1006,8 @@ impl RegFile {
             smr_ram: Default::default(),
             sel_smr_wmask: Default::default(),
             c_ovfcap: Default::default(),
-            ovfcap_wmask: Constant::new(
-                (0..cfg.counters)
-                    .filter(|&i| wmask(RegId::Evtyper(i)) & map.mask(field::EVTYPER_OVFCAP) != 0)
-                    .fold(0u64, |w, i| w | 1 << i)
-                    .into(),
-            ),
-            ovfcap_reset: Constant::new(
-                (0..cfg.counters)
-                    .filter(|&i| reset(RegId::Evtyper(i)) & map.mask(field::EVTYPER_OVFCAP) != 0)
-                    .fold(0u64, |w, i| w | 1 << i)
-                    .into(),
-            ),
+            ovfcap_wmask: Constant::new(ovfcap_bits(&|i| wmask(RegId::Evtyper(i))).into()),
+            ovfcap_reset: Constant::new(ovfcap_bits(&|i| reset(RegId::Evtyper(i))).into()),
             ovfcap_nx: Default::default(),
             ovfcap_wv: Default::default(),
             sel_evt_wmask: Default::default(),
