@@ -19,6 +19,7 @@ pub mod capture_trigger;
 pub mod counter_bank;
 pub mod decode;
 pub mod filter_decode;
+pub mod filter_match;
 pub mod filter_table;
 pub mod fresh_flags;
 pub mod hi_bank;

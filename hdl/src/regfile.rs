@@ -17,16 +17,17 @@
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
 //!        ├──► counter n: write strobes, merged write data (AND-OR over the element selects),
 //!        │    FilterDecoder (filter_decode.rs): registered EVTYPER/SMR ──► CARE, mode bits,
-//!        │    event selection, and SMRn one edge later (VALUE = SMRn & CARE: no register)
+//!        │    event selection, and SMRn, loaded into FilterMatch one edge later
 //!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_misc, rq_add (registered, first access
 //!             cycle); counters' and shadows' low words by region-gated selects registered in
 //!             the hold (csel_r, ssel_r) ──► per group of 16 ──► rq_c0..3, rq_s0..3
 //!               ──► stage 2: + pending carry, OR of the groups ──► rd_data (PRDATA in the
 //!                   second access cycle)
-//!   lane_* (registered lanes) + counter n's event decode + filter registers + SCR/ROOTCR
-//!        ──► accepted security states, key compare ──► match count ──► c_match[n] (register)
+//!   lane_* (registered lanes), SCR/ROOTCR, CR.E, CNTEN ──► FilterMatch (filter_match.rs):
+//!        every counter's event selection, filter registers and accepted security states; the
+//!        lanes' key compare ──► match count ──► match_nx[n] ──► c_match[n] (register)
 //!   with filter tables (`filter_tables`): lane_sid_live ──► FilterTable (filter_table.rs) ──►
-//!        tab_hit[l] bit n replaces counter n's key compare; the registered decode starts the
+//!        hit[l] bit n replaces counter n's key compare; the registered decode starts the
 //!        written counter's column rebuild, and its swap (`flip`, 257 edges later) loads the
 //!        event selection and mode instead of the edge after the write; `filt_busy` holds the
 //!        write on the bus meanwhile (apb.rs)
@@ -74,9 +75,10 @@ use crate::bitpack::BitPack;
 use crate::bram::{Bram, BRAM_ADDR_BITS};
 use crate::c32;
 use crate::capture_trigger::CaptureTrigger;
-use crate::config::{PmcgConfig, SidFilterType, LANE_MPAM_SP_LSB};
+use crate::config::PmcgConfig;
 use crate::decode::AddrDecode;
-use crate::filter_decode::{event_sel, DecoderFault, FilterDecode, FilterDecoder};
+use crate::filter_decode::{DecoderFault, FilterDecoder};
+use crate::filter_match::{FilterMatch, MatchFault};
 use crate::filter_table::{FilterTable, FilterTableFault, TableShape};
 use crate::fresh_flags::FreshFlags;
 use crate::hi_bank::{low_word_bits, HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
@@ -235,18 +237,17 @@ pub struct RegFile {
     sel_evt_wmask: Signal<Local, Bits<32>>,
     evt_wmask_rest: Constant<Bits<32>>,
     smr_wmask_rest: Constant<Bits<32>>,
-    c_smr: Vec<DFF<Bits<32>>>,
-    c_sel: Vec<DFF<Bits<7>>>,
     /// The counters' match registers (match_regs.rs): the lanes matched in the previous cycle,
     /// added at this edge (no path runs from a lane through the filter compare into the adder
     /// in one cycle); a counter write set up in this cycle clears its counter's there.
     mreg: MatchRegs,
-    /// Counter n's match for the next edge, before a set-up write's skip.
-    match_nx: Signal<Local, Bits<4>>,
-    /// Writable bits of EVTYPER0 (the addressed EVTYPER's when it is counter 0's: see
-    /// `sel_evt_wmask`), per counter of SMRn, and reset values (register map).
+    /// Every counter's event selection and filter, and the match of the registered lanes
+    /// against them (filter_match.rs): counter n's match for the next edge, into `mreg`.
+    fmatch: FilterMatch,
+    /// Writable bits of EVTYPER0 and SMR0 (the addressed register's when it is counter 0's:
+    /// see `sel_evt_wmask`), and the counters' reset values (register map).
     evtyper0_wmask: Constant<Bits<32>>,
-    smr_wmask: Vec<Constant<Bits<32>>>,
+    smr0_wmask: Constant<Bits<32>>,
     lo_reset: Vec<Constant<Bits<16>>>,
     /// The low words' width L (`hi_bank::low_word_bits`): its mask, the mask of its bits [L-1:4]
     /// (all ones: a carry out of bits [3:0] carries out of the low word), L as a shift, and
@@ -255,19 +256,13 @@ pub struct RegFile {
     lo_top: Constant<Bits<16>>,
     lo_shift: Constant<Bits<32>>,
     lo_mask32: Constant<Bits<32>>,
-    /// EVTYPER0's reset value (every EVTYPER's: checked in `new`).
+    /// EVTYPER0's and SMR0's reset values (every EVTYPER's and SMR's: checked in `new`).
     evtyper0_reset: Constant<Bits<32>>,
-    smr_reset: Vec<Constant<Bits<32>>>,
-    sel_reset: Vec<Constant<Bits<7>>>,
+    smr0_reset: Constant<Bits<32>>,
     /// Counter n's locals (reused in the loop).
-    sel_now: Signal<Local, Bits<7>>,
     lo_now: Signal<Local, Bits<16>>,
     /// The low word's bits [3:0] (`carry4`'s inputs).
     lo4: Signal<Local, Bits<4>>,
-    lane_bit: Signal<Local, Bits<5>>,
-    is_lane: Signal<Local, Bit>,
-    /// The counter being built is enabled in this cycle (CR.E and CNTEN[n]).
-    ctr_en: Signal<Local, Bit>,
     wr_lo: Signal<Local, Bit>,
     inc: Signal<Local, Bits<16>>,
     /// The carry out of the L-bit low word, and out of bit 31 (`lo_carry` & mid's `at_max`).
@@ -326,7 +321,6 @@ pub struct RegFile {
     cnten_nx: Signal<Local, Bits<64>>,
     cnten_set: Signal<Local, Bits<64>>,
     cnten_clr: Signal<Local, Bits<64>>,
-    sel_nx: Signal<Local, Bits<7>>,
     /// Element n's selects as masks (the AND-OR read mux of the low words and of their
     /// shadows').
     m_evc: Signal<Local, Bits<16>>,
@@ -446,9 +440,7 @@ pub struct RegFile {
     /// The EVTYPER and SMR values the decoder loads at an EVTYPER/SMR write.
     evt_ld: Signal<Local, Bits<32>>,
     smr_ld: Signal<Local, Bits<32>>,
-    /// Bit 6 of counter n's event selection after this edge (`sel_nx`), from registers only;
-    /// `cyc_ld`, bit 6 of `sel_dec` (the selection a load takes), from registers.
-    cyc_nx: Signal<Local, Bit>,
+    /// Bit 6 of `sel_dec` (the selection a load takes), from registers.
     cyc_ld: Signal<Local, Bit>,
     /// An EVTYPER or SMR write performed at this edge: the decode's registers load.
     fd_load: Signal<Local, Bit>,
@@ -604,83 +596,13 @@ pub struct RegFile {
     /// hold) finds it in a flip-flop.
     snap_hit: DFF<Bit>,
     ovf_vec: Signal<Local, Bits<64>>,
-    /// SCR.SO and NAO, the ROOTCR controls (the accepted sets' inputs).
-    so_mask: Constant<Bits<32>>,
-    scr_nao_mask: Constant<Bits<32>>,
-    rlo_mask: Constant<Bits<32>>,
-    rto_mask: Constant<Bits<32>>,
-    sao_mask: Constant<Bits<32>>,
-    pmo_mask: Constant<Bits<32>>,
-    root_nao_mask: Constant<Bits<32>>,
-    global_filter: Constant<Bit>,
-    realm_impl: Constant<Bit>,
-    mpam_on: Constant<Bit>,
-    /// SMR's PARTID and PMG fields, the lane's PARTID-space bits, the space codes in place,
-    /// and the MPAMIDR / S_MPAMIDR limits in place.
-    partid_field: Constant<Bits<32>>,
-    pmg_field: Constant<Bits<32>>,
-    sp_ns_word: Constant<Bits<32>>,
-    sp_s_word: Constant<Bits<32>>,
-    sp_realm_word: Constant<Bits<32>>,
     /// This edge writes EVTYPER0 or SMR0 (the global filter).
     filt_wr0: Signal<Local, Bit>,
-    /// SCR.SO and NAO, the ROOTCR controls (0 when not implemented).
-    so: Signal<Local, Bit>,
-    scr_nao: Signal<Local, Bit>,
-    rlo: Signal<Local, Bit>,
-    rto: Signal<Local, Bit>,
-    sao: Signal<Local, Bit>,
-    pmo: Signal<Local, Bit>,
-    root_nao: Signal<Local, Bit>,
-    /// 10.4.4: non-attributable events may count this cycle.
-    na_ok: Signal<Local, Bit>,
-    /// Per counter filter registers: the key bits that must match (StreamID bits in ExactSID /
-    /// PartialSID, or the MPAM lane bits {space, PMG, PARTID}) and the mode bits
-    /// (`FilterDecode::mode`). Their value is SMRn & CARE (VALUE needs no register of its own:
-    /// SMRn is written with the decode, one edge after its access, so the two never mix).
-    f_care: Vec<DFF<Bits<32>>>,
-    f_mode: Vec<DFF<Bits<13>>>,
-    /// Counter n's accepted security states (`acc`, MPAM limits applied) and event kind (bit n
-    /// of `evk_free`: a lane event that counts unfiltered, of `evk_filt`: one that obeys the
-    /// filter; a word each, not a flip-flop per counter), registered from
-    /// the next values of their sources (its EVTYPER decode and filter mode, SCR, ROOTCR): equal
-    /// at every cycle to the same logic on their registers, one edge sooner, so SCR.SO and the
-    /// event-kind muxes are not on the match register's path (issue 11: 32x32's 98.4 MHz path
-    /// from SCR.SO into a match register).
-    acc_r: Vec<DFF<Bits<8>>>,
-    evk_free: DFF<Bits<64>>,
-    evk_filt: DFF<Bits<64>>,
-    /// SCR and ROOTCR as `acc_r` / `evk_*` take them (after the edge).
-    scr_acc: Signal<Local, Bits<32>>,
-    rootcr_acc: Signal<Local, Bits<32>>,
-    /// `acc_r` / `evk_*` load at this edge (a source may change).
-    acc_ld: Signal<Local, Bit>,
-    /// Planted fault `RtlFault::StaleAccept` (tests only).
-    stale_accept: Constant<Bit>,
-    /// Reset filter: the EVTYPERn/SMRn reset values decoded (ExactSID on StreamID 0).
-    care_reset: Constant<Bits<32>>,
-    mode_reset: Constant<Bits<13>>,
-    /// Bit k: lane event k obeys the filters (not a global or non-attributable event).
-    filterable: Constant<Bits<32>>,
-    /// Bit k: lane event k is non-attributable (10.4.4).
-    nonattr: Constant<Bits<32>>,
-    /// The lane event vector's bits that carry a supported event (the others are dropped at
-    /// the lanes' register), and the lane-bit selector's bits that can be nonzero (the decode
-    /// only ever loads a supported event's bit): so each counter's event select is a mux over
-    /// the supported events (5:1 by default), not over 32 wires.
-    lane_event_mask: Constant<Bits<32>>,
-    lane_bit_mask: Constant<Bits<5>>,
-    one: Constant<Bits<4>>,
-    /// The registered lanes' event vectors, the supported events only.
-    lane_in: Vec<Signal<Local, Bits<32>>>,
-    /// Per counter (reused in the loop): lane hits, the states it accepts (bit = `lane_acc`
-    /// code), the MPAM value with the selected space, the match count.
-    hit: Vec<Signal<Local, Bit>>,
-    /// With filter tables (`filter_tables`): the tables (filter_table.rs; `absent` without), per
-    /// lane the StreamID compare of every counter (the tables' `hit`), the swap of a rebuilt
-    /// column at the next edge, and the written counter's index (the rebuild's column).
+    /// With filter tables (`filter_tables`): the tables (filter_table.rs; `absent` without),
+    /// whose per-lane StreamID compare of every counter (`hit`) goes to the match block, the
+    /// swap of a rebuilt column at the next edge, and the written counter's index (the
+    /// rebuild's column).
     ftab: FilterTable,
-    tab_hit: Vec<Signal<Local, Bits<64>>>,
     tab_flip: Signal<Local, Bit>,
     fd_idx: DFF<Bits<6>>,
     tables: Constant<Bit>,
@@ -688,26 +610,7 @@ pub struct RegFile {
     /// one edge after the write (`fd_*`), or with filter tables the rebuild's swap.
     sel_load: Signal<Local, Bit>,
     filt_go: Signal<Local, Bit>,
-    m_now: Signal<Local, Bits<13>>,
-    sec_eff: Signal<Local, Bit>,
-    rel: Signal<Local, Bit>,
-    acc: Signal<Local, Bits<8>>,
-    /// The VALUE to compare with: VALUE, or with MPAM filtering VALUE and the selected space.
-    val_now: Signal<Local, Bits<32>>,
-    /// The counter's SMR on the match side (SMR0 with the global filter), and the MPAM VALUE
-    /// before its space is added.
-    smr_now: Signal<Local, Bits<32>>,
-    m_val: Signal<Local, Bits<32>>,
-    /// A lane's compare key: its StreamID, or with MPAM filtering its MPAM labels.
-    key: Signal<Local, Bits<32>>,
-    lim_ok: Signal<Local, Bit>,
-    ev_ok: Signal<Local, Bit>,
-    filtered: Signal<Local, Bit>,
-    evk: Signal<Local, Bits<2>>,
     count: Signal<Local, Bits<4>>,
-    /// This cycle's match of the counter being built (into its match register).
-    m_sum: Signal<Local, Bits<4>>,
-    filt_load: Signal<Local, Bit>,
 }
 
 impl RegFile {
@@ -738,11 +641,6 @@ impl RegFile {
         let n = cfg.counters as usize;
         let wmask = |id| map.get(id).map(|r| r.mask_of(Access::RW)).unwrap_or(0);
         let reset = |id| map.get(id).map(|r| r.reset()).unwrap_or(0);
-        let event_field = map
-            .reg(RegId::Evtyper(0))
-            .field("EVENT")
-            .expect("EVTYPER.EVENT");
-        let lane_ids = cfg.lane_event_ids();
         let lanes = cfg.lanes as usize;
         // Bits [L-1:0] of each counter in flip-flops, [31:L] in `mid` (whose rows start at 0:
         // fresh, hi_bank.rs), so the counters' reset value has no bit set there.
@@ -753,26 +651,6 @@ impl RegFile {
             (0..cfg.counters).all(|i| reset(RegId::Evcntr(i)) & 0xFFFF_FFFF & !lo_mask == 0),
             "EVCNTR resets to a value with bits above the low word"
         );
-        // The reset filter, decoded as a write would decode it (every EVTYPERn/SMRn resets alike).
-        let f_reset = FilterDecode::new(cfg, &map, reset(RegId::Evtyper(0)), reset(RegId::Smr(0)));
-        let lane_bits = |keep: &dyn Fn(u16) -> bool| {
-            lane_ids
-                .iter()
-                .enumerate()
-                .filter(|(_, &e)| keep(e))
-                .fold(0u64, |m, (k, _)| m | 1 << k)
-        };
-        let filterable = lane_bits(&|e| cfg.event_filterable(e));
-        // Bit k: lane event k (the supported events' bits of the registered lane vectors).
-        let lane_event_bits = lane_bits(&|_| true);
-        let nonattr = lane_bits(&|e| cfg.event_nonattr(e));
-        if cfg.mpam_filter {
-            // The lane_mpam packing mirrors SMR's {PMG, PARTID} so one AND-compare matches both.
-            assert_eq!(map.mask(field::SMR_PARTID), 0xFFFF);
-            assert_eq!(map.mask(field::SMR_PMG), 0xFF_0000);
-        }
-        let sp_word = |code: u64| c32(code << LANE_MPAM_SP_LSB);
-        let rootcr_field = |name| c32(map.field_mask(RegId::Rootcr, name));
         let evc_stride: u64 = if cfg.wide_counters() { 8 } else { 4 };
         // The address bits naming an EVCNTR word relative to the array (both words of a pair).
         let evc_rel_mask = (map.array_extent(RegId::Evcntr(0)) as u64 - 1) & !(evc_stride - 1);
@@ -850,72 +728,12 @@ impl RegFile {
             } else {
                 FilterTable::absent(lanes)
             },
-            tab_hit: (0..lanes).map(|_| Default::default()).collect(),
             tab_flip: Default::default(),
             fd_idx: Default::default(),
             tables: Constant::new(cfg.filter_tables),
             sel_load: Default::default(),
             filt_go: Default::default(),
-            so: Default::default(),
-            scr_nao: Default::default(),
-            rlo: Default::default(),
-            rto: Default::default(),
-            sao: Default::default(),
-            pmo: Default::default(),
-            root_nao: Default::default(),
-            na_ok: Default::default(),
-            f_care: (0..n).map(|_| Default::default()).collect(),
-            f_mode: (0..n).map(|_| Default::default()).collect(),
-            acc_r: (0..n).map(|_| Default::default()).collect(),
-            evk_free: Default::default(),
-            evk_filt: Default::default(),
-            scr_acc: Default::default(),
-            rootcr_acc: Default::default(),
-            acc_ld: Default::default(),
-            stale_accept: Constant::new(fault == Some(RtlFault::StaleAccept)),
-            care_reset: c32(f_reset.care),
-            mode_reset: Constant::new(f_reset.mode.into()),
-            // The bits of unsupported events read as filterable: no counter selects them, and
-            // so "filtered" is a constant 1 when every supported lane event is filterable.
-            filterable: Constant::new((filterable | !lane_event_bits & 0xFFFF_FFFF).into()),
-            nonattr: Constant::new(nonattr.into()),
-            lane_event_mask: Constant::new(lane_event_bits.into()),
-            lane_bit_mask: Constant::new(
-                ((lane_ids.len().max(1).next_power_of_two() - 1) as u64).into(),
-            ),
-            one: Constant::new(1.into()),
-            lane_in: (0..lanes).map(|_| Default::default()).collect(),
-            hit: (0..lanes).map(|_| Default::default()).collect(),
-            m_now: Default::default(),
-            sec_eff: Default::default(),
-            rel: Default::default(),
-            acc: Default::default(),
-            val_now: Default::default(),
-            smr_now: Default::default(),
-            m_val: Default::default(),
-            key: Default::default(),
-            lim_ok: Default::default(),
-            ev_ok: Default::default(),
-            filtered: Default::default(),
-            evk: Default::default(),
             count: Default::default(),
-            m_sum: Default::default(),
-            filt_load: Default::default(),
-            so_mask: c32(map.mask(field::SCR_SO)),
-            scr_nao_mask: c32(map.mask(field::SCR_NAO)),
-            rlo_mask: rootcr_field("RLO"),
-            rto_mask: rootcr_field("RTO"),
-            sao_mask: rootcr_field("SAO"),
-            pmo_mask: rootcr_field("PMO"),
-            root_nao_mask: rootcr_field("NAO"),
-            global_filter: Constant::new(cfg.sid_filter == SidFilterType::Global),
-            realm_impl: Constant::new(cfg.realm),
-            mpam_on: Constant::new(cfg.mpam_filter),
-            partid_field: c32(map.mask(field::SMR_PARTID)),
-            pmg_field: c32(map.mask(field::SMR_PMG)),
-            sp_s_word: sp_word(0),
-            sp_ns_word: sp_word(1),
-            sp_realm_word: sp_word(3),
             filt_wr0: Default::default(),
             rd_data: Default::default(),
             paddr: Default::default(),
@@ -955,7 +773,6 @@ impl RegFile {
             cnten_nx: Default::default(),
             cnten_set: Default::default(),
             cnten_clr: Default::default(),
-            sel_nx: Default::default(),
             m_evc: Default::default(),
             rq_word: Default::default(),
             m_svr: Default::default(),
@@ -1013,14 +830,13 @@ impl RegFile {
             sel_evt_wmask: Default::default(),
             evt_wmask_rest: c32(wmask(RegId::Evtyper(n.min(2) as u32 - 1))),
             smr_wmask_rest: c32(wmask(RegId::Smr(n.min(2) as u32 - 1))),
-            c_smr: (0..n).map(|_| Default::default()).collect(),
-            c_sel: (0..n).map(|_| Default::default()).collect(),
             mreg: MatchRegs::new(n),
-            match_nx: Default::default(),
+            fmatch: FilterMatch::new(
+                cfg,
+                (fault == Some(RtlFault::StaleAccept)).then_some(MatchFault::StaleAccept),
+            ),
             evtyper0_wmask: c32(wmask(RegId::Evtyper(0))),
-            smr_wmask: (0..cfg.counters)
-                .map(|i| c32(wmask(RegId::Smr(i))))
-                .collect(),
+            smr0_wmask: c32(wmask(RegId::Smr(0))),
             lo_reset: (0..cfg.counters)
                 .map(|i| Constant::new((reset(RegId::Evcntr(i)) & lo_mask).into()))
                 .collect(),
@@ -1029,30 +845,9 @@ impl RegFile {
             lo_shift: c32(lo_bits as u64),
             lo_mask32: c32(lo_mask),
             evtyper0_reset: c32(reset(RegId::Evtyper(0))),
-            smr_reset: (0..cfg.counters)
-                .map(|i| c32(reset(RegId::Smr(i))))
-                .collect(),
-            sel_reset: (0..cfg.counters)
-                .map(|i| {
-                    let ev =
-                        ((reset(RegId::Evtyper(i)) & event_field.mask()) >> event_field.lsb) as u16;
-                    let bit = cfg.lane_bit_of(ev);
-                    Constant::new(
-                        event_sel(
-                            ev == crate::config::CYCLE_EVENT,
-                            bit.is_some(),
-                            bit.unwrap_or(0),
-                        )
-                        .into(),
-                    )
-                })
-                .collect(),
-            sel_now: Default::default(),
+            smr0_reset: c32(reset(RegId::Smr(0))),
             lo_now: Default::default(),
             lo4: Default::default(),
-            lane_bit: Default::default(),
-            is_lane: Default::default(),
-            ctr_en: Default::default(),
             wr_lo: Default::default(),
             inc: Default::default(),
             lo_carry: Default::default(),
@@ -1113,7 +908,6 @@ impl RegFile {
             msi_addr_nz: Default::default(),
             pair_open: Default::default(),
             evt_ld: Default::default(),
-            cyc_nx: Default::default(),
             cyc_ld: Default::default(),
             fd_load: Default::default(),
             fd_filt: Default::default(),
@@ -1262,8 +1056,6 @@ impl Logic for RegFile {
             msi_addr_nz,
             export_r,
             c_ovfcap,
-            evk_free,
-            evk_filt,
             s_pend,
             s_mpend,
             gmpam,
@@ -1482,10 +1274,10 @@ impl Logic for RegFile {
         self.sel_smr_wmask.next = self.smr_wmask_rest.val();
         if self.dec.arr_sel.val().get_bit(0) {
             self.sel_evt_wmask.next = self.evtyper0_wmask.val();
-            self.sel_smr_wmask.next = self.smr_wmask[0].val();
+            self.sel_smr_wmask.next = self.smr0_wmask.val();
         }
         if self.fresh.smr_sel.val() {
-            self.sel_smr.next = self.smr_reset[0].val();
+            self.sel_smr.next = self.smr0_reset.val();
         }
         // The addressed counter's upper value: pf + its pending carry (pf + 1 from stage 1).
         self.hi_eff.next = self.pf_v.val();
@@ -1655,7 +1447,7 @@ impl Logic for RegFile {
         self.ftab.rst.next = self.rst.val();
         for l in 0..self.lane_sid_live.len() {
             self.ftab.sid[l].next = self.lane_sid_live[l].val();
-            self.tab_hit[l].next = self.ftab.hit[l].val();
+            self.fmatch.tab_hit[l].next = self.ftab.hit[l].val();
         }
         self.ftab.start.next = self.fd_filt.q.val();
         self.ftab.col.next = self.fd_idx.q.val();
@@ -1672,10 +1464,6 @@ impl Logic for RegFile {
             self.sel_load.next = self.tab_flip.val();
             self.filt_go.next = self.tab_flip.val();
         }
-        // Live security controls for MPAM filtering's VALUE (the PARTID space; registers, 0 when
-        // not implemented). The accepted states use their values after the edge (`acc_r`).
-        self.so.next = (self.scr.q.val() & self.so_mask.val()).any();
-        self.rlo.next = (self.rootcr.q.val() & self.rlo_mask.val()).any();
         self.filt_wr0.next = self.wr_ok.val()
             & ((self.evt_in.val() & self.dec.arr_sel.val().get_bit(0))
                 | (self.smr_in.val() & self.dec.arr_sel.val().get_bit(0)));
@@ -1709,10 +1497,6 @@ impl Logic for RegFile {
             self.fd_filt.d.next = false;
             self.fd_evtw.d.next = false;
             self.fd_wr0.d.next = false;
-        }
-        // ---- Registered lanes -----------------------------------------------------------------
-        for l in 0..self.lane_in.len() {
-            self.lane_in[l].next = self.lane_events[l].val() & self.lane_event_mask.val();
         }
         // ---- Counter bank -------------------------------------------------------------------
         self.cr_e.next = (self.cr.q.val() & self.cr_e_mask.val()).any();
@@ -1748,165 +1532,45 @@ impl Logic for RegFile {
         }
         self.cr.d.next = self.cr_nx.val();
         self.cnten.d.next = self.cnten_nx.val();
-        // Assigned on every path (no latch); the lane loop sets it with the MPAM filter only.
-        self.key.next = 0.into();
+        // ---- Match (filter_match.rs): the registered lanes against every counter's event and
+        // filter, into the match registers; the decoder's loads, SCR and ROOTCR after this edge
+        // (`scr_nx`, `rootcr_nx`: set below, after the reset).
+        self.fmatch.clock.next = self.clock.val();
+        self.fmatch.rst.next = self.rst.val();
+        for l in 0..self.lane_events.len() {
+            self.fmatch.lane_events[l].next = self.lane_events[l].val();
+            self.fmatch.lane_sid[l].next = self.lane_sid[l].val();
+            self.fmatch.lane_acc[l].next = self.lane_acc[l].val();
+            self.fmatch.lane_nosid[l].next = self.lane_nosid[l].val();
+            self.fmatch.lane_mpam[l].next = self.lane_mpam[l].val();
+        }
+        self.fmatch.cr_e.next = self.cr_e.val();
+        self.fmatch.cnten.next = self.cnten.q.val();
+        self.fmatch.scr.next = self.scr.q.val();
+        self.fmatch.rootcr.next = self.rootcr.q.val();
+        self.fmatch.ctl_wr.next = self.wr_ok.val() & (self.at_scr.val() | self.dec.rootcr.val());
+        self.fmatch.sel_load.next = self.sel_load.val();
+        self.fmatch.filt_go.next = self.filt_go.val();
+        self.fmatch.ld_sel.next = self.fd_sel.q.val();
+        self.fmatch.ld_wr0.next = self.fd_wr0.q.val();
+        self.fmatch.ld_evsel.next = self.sel_dec.val();
+        self.fmatch.ld_cyc.next = self.cyc_ld.val();
+        self.fmatch.ld_care.next = self.fdec.care.val();
+        self.fmatch.ld_mode.next = self.mode_ld.val();
+        self.fmatch.smr_load.next = self.fd_filt.q.val() & (!self.fd_evtw.q.val());
+        self.fmatch.ld_smr.next = self.fdec.smr_q.val();
         for n in 0..self.c_lo.len() {
             self.c_lo[n].clock.next = self.clock.val();
-            self.c_smr[n].clock.next = self.clock.val();
-            self.c_sel[n].clock.next = self.clock.val();
-            self.c_smr[n].d.next = self.c_smr[n].q.val();
-            // The counter's event decode (`event_sel` layout).
-            // (bit_cast of a loop-indexed value breaks rust-hdl's Verilog generation: copy first.)
-            self.sel_now.next = self.c_sel[n].q.val();
-            self.lane_bit.next = bit_cast::<5, 7>(self.sel_now.val()) & self.lane_bit_mask.val();
-            self.is_lane.next = self.sel_now.val().get_bit(5);
             self.lo_now.next = self.c_lo[n].q.val();
             self.lo4.next = bit_cast::<4, 16>(self.lo_now.val());
-            // ---- Match: the registered lanes against the counter's event and filter of this
-            // cycle (10.4, 10.4.2-10.4.4, 10.6; docs/behaviour.md "Accepted set").
-            self.m_now.next = self.f_mode[n].q.val();
-            // MPAM: the selected PARTID space (FILTER_MPAM_SP) and its MPAMIDR limits.
-            // VALUE = SMR & CARE (the global filter's is SMR0's); SMR's PARTID/PMG under MPAM.
-            self.smr_now.next = self.c_smr[n].q.val();
-            if self.global_filter.val() {
-                self.smr_now.next = self.c_smr[0].q.val();
-            }
-            self.val_now.next = self.smr_now.val() & self.f_care[n].q.val();
-            // Assigned on every path: a Local left unassigned on some path chains through every
-            // counter of the loop, and Yosys 0.23's proc_dlatch took 22 s on 16x32 (1.7 s
-            // without) and more than 20 minutes on 32x32.
-            self.m_val.next = self.val_now.val() & (self.partid_field.val() | self.pmg_field.val());
-            if self.mpam_on.val() & self.m_now.val().get_bit(4) {
-                self.val_now.next = self.m_val.val();
-                if (!self.m_now.val().get_bit(7)) & self.so.val() {
-                    // 0b00 / 0b10: Secure when SO = 1.
-                    self.val_now.next = self.m_val.val() | self.sp_s_word.val();
-                } else {
-                    // Otherwise Non-secure, or Realm for 0b11 with RLO = 1.
-                    self.val_now.next = self.m_val.val() | self.sp_ns_word.val();
-                    if self.m_now.val().get_bit(7) & self.m_now.val().get_bit(8) & self.rlo.val() {
-                        self.val_now.next = self.m_val.val() | self.sp_realm_word.val();
-                    }
-                }
-            }
-            // The accepted states and the event kind (registered, `acc_r` / `evk_*`).
-            self.acc.next = self.acc_r[n].q.val();
-            self.m_sum.next = 0.into();
-            for l in 0..self.hit.len() {
-                // A dynamic bit select, not a shift (rust-hdl 0.46 simulated shifts with BigUint).
-                self.hit[l].next = self.lane_in[l].val().get_bit(self.lane_bit.val().index());
-                // The filter, when the event obeys it: the key (StreamID, or the MPAM labels
-                // under MPAM filtering) against CARE/VALUE, a NoStreamID access only under a
-                // match-all mode (10.4.2; MPAM filtering is one), and the security state.
-                // Branch-free, which keeps the Verilator model fast on random traffic.
-                // (Two copies of the expression: without the MPAM filter the key is the StreamID,
-                // and the native simulation is spared a copy per lane and counter.)
-                if self.tables.val() {
-                    // The StreamID compare is the tables' (the lanes registered at the edge
-                    // that looked them up).
-                    self.hit[l].next = self.hit[l].val()
-                        & (self.evk_free.q.val().get_bit(n)
-                            | (self.evk_filt.q.val().get_bit(n)
-                                & (self.tab_hit[l].val().get_bit(n)
-                                    & ((!self.lane_nosid[l].val())
-                                        | self.m_now.val().get_bit(0))
-                                    & (self.acc.val() & self.lane_acc[l].val()).any())));
-                } else if self.mpam_on.val() {
-                    self.key.next = self.lane_sid[l].val();
-                    if self.m_now.val().get_bit(4) {
-                        self.key.next = self.lane_mpam[l].val();
-                    }
-                    self.hit[l].next = self.hit[l].val()
-                        & (self.evk_free.q.val().get_bit(n)
-                            | (self.evk_filt.q.val().get_bit(n)
-                                & (((self.key.val() & self.f_care[n].q.val())
-                                    == self.val_now.val())
-                                    & ((!self.lane_nosid[l].val())
-                                        | self.m_now.val().get_bit(0))
-                                    & (self.acc.val() & self.lane_acc[l].val()).any())));
-                } else {
-                    self.hit[l].next = self.hit[l].val()
-                        & (self.evk_free.q.val().get_bit(n)
-                            | (self.evk_filt.q.val().get_bit(n)
-                                & (((self.lane_sid[l].val() & self.f_care[n].q.val())
-                                    == self.val_now.val())
-                                    & ((!self.lane_nosid[l].val())
-                                        | self.m_now.val().get_bit(0))
-                                    & (self.acc.val() & self.lane_acc[l].val()).any())));
-                }
-                self.m_sum.next = self.m_sum.val() + self.hit[l].val();
-            }
-            // The match register, loaded while the counter is enabled (CR.E and CNTEN[n] of
-            // this cycle; a reset edge clears it). The counter adds it at the next edge, or 1
-            // per cycle under event 0 of this cycle while enabled.
-            self.ctr_en.next = self.cr_e.val() & self.cnten.q.val().get_bit(n);
-            // The event selection after this edge: it follows an EVTYPER write one edge later,
-            // with the filter (the index compare nested under the strobe: the native simulation
-            // runs it only then).
-            // `cyc_nx` is `sel_nx`'s bit 6 from registers (`cyc_ld`), so the event decode is
-            // not on the match register's path (below).
-            self.sel_nx.next = self.c_sel[n].q.val();
-            self.cyc_nx.next = self.c_sel[n].q.val().get_bit(6);
-            if self.sel_load.val() {
-                if self.fd_sel.q.val().get_bit(n) {
-                    self.sel_nx.next = self.sel_dec.val();
-                    self.cyc_nx.next = self.cyc_ld.val();
-                }
-            }
-            if self.rst.val() {
-                self.sel_nx.next = self.sel_reset[n].val();
-                self.cyc_nx.next = self.sel_reset[n].val().get_bit(6);
-            }
-            self.c_sel[n].d.next = self.sel_nx.val();
-            self.match_nx.next = 0.into();
-            if self.ctr_en.val() {
-                self.match_nx.next = self.m_sum.val();
-            }
-            // Event 0 in the next cycle: its increment is 1 when the counter is enabled in this
-            // cycle (CR.E and CNTEN[n] from their registers, not from this edge's write: the
-            // write's decode stays off the match register; docs/behaviour.md "Reconfiguration":
-            // cycle counting follows an enable write one edge later); the match of this cycle
-            // is dropped. The counter's adder starts from a register either way.
-            if self.cyc_nx.val() {
-                self.match_nx.next = 0.into();
-                if self.ctr_en.val() {
-                    self.match_nx.next = self.one.val();
-                }
-            }
-            if self.rst.val() {
-                self.match_nx.next = 0.into();
-            }
-            self.mreg.d[n].next = self.match_nx.val();
+            self.mreg.d[n].next = self.fmatch.match_nx[n].val();
             self.count.next = self.mreg.q[n].val();
-            // Filter registers: loaded with the decode of the EVTYPER/SMR write. The global
-            // filter (SID_FILTER_TYPE = 1) is EVTYPER0/SMR0's, loaded into every counter.
-            self.f_care[n].clock.next = self.clock.val();
-            self.f_mode[n].clock.next = self.clock.val();
             // Write strobes of counter n (only a write cycle compares the index).
-            self.filt_load.next = false;
             self.wr_lo.next = false;
-            // The registered decode of the previous edge's EVTYPER/SMR write.
-            if self.filt_go.val() {
-                if self.global_filter.val() {
-                    self.filt_load.next = self.fd_wr0.q.val();
-                } else {
-                    self.filt_load.next = self.fd_sel.q.val().get_bit(n);
-                }
-            }
             if self.wr_ok.val() {
                 self.wr_lo.next = self.evc_in.val()
                     & (!self.evc_hiword.val())
                     & (self.dec.evc_sel.val().get_bit(n));
-            }
-            self.f_care[n].d.next = self.f_care[n].q.val();
-            self.f_mode[n].d.next = self.f_mode[n].q.val();
-            if self.filt_load.val() {
-                self.f_care[n].d.next = self.fdec.care.val();
-                self.f_mode[n].d.next = self.mode_ld.val();
-            }
-            if self.rst.val() {
-                self.f_care[n].d.next = self.care_reset.val();
-                self.f_mode[n].d.next = self.mode_reset.val();
             }
             // ---- Counter n (10.5.2.1): bits [L-1:0] here, [31:L] in `mid`, [63:32] in the upper
             // bank, with registered (pending) carries between them, so no path adds more than 32
@@ -1960,17 +1624,8 @@ impl Logic for RegFile {
                         (self.carry.val() & self.ones1_r.q.val()) | self.wrap1_r.q.val();
                 }
             }
-            // SMRn takes an SMR write one edge after its access, with the filter decode: no read
-            // sees the difference (the next access is set up after the write's access cycle),
-            // and the match side never sees a new SMR with an old CARE.
-            if self.fd_filt.q.val() & (!self.fd_evtw.q.val()) {
-                if self.fd_sel.q.val().get_bit(n) {
-                    self.c_smr[n].d.next = self.fdec.smr_q.val() & self.smr_wmask[n].val();
-                }
-            }
             if self.rst.val() {
                 self.lo_next.next = self.lo_reset[n].val();
-                self.c_smr[n].d.next = self.smr_reset[n].val();
                 self.ovf.next = false;
             }
             self.c_lo[n].d.next = self.lo_next.val();
@@ -2422,158 +2077,9 @@ impl Logic for RegFile {
         }
         // IRQ_CFG0 is nonzero (one edge behind the register: see the field).
         self.msi_addr_nz.d.next = (self.cfg0.q.val() | self.cfg0_hi.q.val()).any();
-        // ---- Counter n's accepted security states and event kind after this edge (`acc_r`,
-        // `evk_free`, `evk_filt`): the match's rules (10.4, 10.4.2-10.4.4, 10.6;
-        // docs/behaviour.md "Accepted set") on the values its sources take at this edge (SCR,
-        // ROOTCR, the counter's filter mode and event selection, after every write and the
-        // reset above). --------------------------------------------------------------------------
-        self.scr_acc.next = self.scr.d.val();
-        self.rootcr_acc.next = self.rootcr.d.val();
-        if self.stale_accept.val() {
-            self.scr_acc.next = self.scr.q.val();
-            self.rootcr_acc.next = self.rootcr.q.val();
-        }
-        self.so.next = (self.scr_acc.val() & self.so_mask.val()).any();
-        self.scr_nao.next = (self.scr_acc.val() & self.scr_nao_mask.val()).any();
-        self.rlo.next = (self.rootcr_acc.val() & self.rlo_mask.val()).any();
-        self.rto.next = (self.rootcr_acc.val() & self.rto_mask.val()).any();
-        self.sao.next = (self.rootcr_acc.val() & self.sao_mask.val()).any();
-        self.pmo.next = (self.rootcr_acc.val() & self.pmo_mask.val()).any();
-        self.root_nao.next = (self.rootcr_acc.val() & self.root_nao_mask.val()).any();
-        // 10.4.4: non-attributable events count always without Secure state, with SO = 1
-        // without Realm, and with ROOTCR.NAO & (SO | SCR.NAO) with Realm.
-        self.na_ok.next = true;
-        if self.secure_impl.val() {
-            self.na_ok.next = self.so.val();
-        }
-        if self.realm_impl.val() {
-            self.na_ok.next = self.root_nao.val() & (self.so.val() | self.scr_nao.val());
-        }
-        // They change only at an edge that changes a source: a write of SCR or ROOTCR, a filter
-        // or event-selection load, the reset (a superset: every SCR / ROOTCR write). Between
-        // such edges they hold, and neither simulator evaluates the per-counter rules (both
-        // evaluate every assignment of a cycle; on the iCE40 this is the flip-flops' enable).
-        self.acc_ld.next = self.rst.val()
-            | self.filt_go.val()
-            | self.sel_load.val()
-            | (self.wr_ok.val() & (self.at_scr.val() | self.dec.rootcr.val()));
-        // Assigned on every path (no latch).
-        self.rel.next = false;
-        self.sec_eff.next = false;
-        self.lim_ok.next = true;
-        self.filtered.next = false;
-        self.ev_ok.next = false;
-        self.evk.next = 0.into();
-        for n in 0..self.acc_r.len() {
-            self.acc_r[n].clock.next = self.clock.val();
-            self.acc_r[n].d.next = self.acc_r[n].q.val();
-        }
-        if self.acc_ld.val() {
-            for n in 0..self.acc_r.len() {
-                self.m_now.next = self.f_mode[n].d.val();
-                if self.stale_accept.val() {
-                    self.m_now.next = self.f_mode[n].q.val();
-                }
-                self.sec_eff.next = self.m_now.val().get_bit(2) & self.so.val();
-                self.acc.next = 0.into();
-                if self.realm_impl.val() {
-                    self.rel.next = self.m_now.val().get_bit(3) & self.rlo.val();
-                    if self.m_now.val().get_bit(1) {
-                        // AllSIDManySECSID: Non-secure; Secure with SO unless only Realm was added;
-                        // Realm, and Root / SA NoStreamID accesses per RTO / SAO, with Rel.
-                        self.acc.next = 0x01u64.into();
-                        if self.so.val() & ((!self.rel.val()) | self.m_now.val().get_bit(2)) {
-                            self.acc.next = self.acc.val() | 0x02u64;
-                        }
-                        if self.rel.val() {
-                            self.acc.next = self.acc.val() | 0x04u64;
-                            if self.rto.val() {
-                                self.acc.next = self.acc.val() | 0x08u64;
-                            }
-                            if self.sao.val() {
-                                self.acc.next = self.acc.val() | 0x10u64;
-                            }
-                        }
-                    } else {
-                        // One state by the Rel/Sec table; {1, 1} is reserved and behaves as {0, 0}.
-                        if !(self.rel.val() ^ self.sec_eff.val()) {
-                            self.acc.next = 0x01u64.into();
-                        }
-                        if self.sec_eff.val() & (!self.rel.val()) {
-                            self.acc.next = 0x02u64.into();
-                        }
-                        if self.rel.val() & (!self.sec_eff.val()) {
-                            self.acc.next = 0x04u64.into();
-                        }
-                    }
-                    // NSP (PM = 1) counts like Non-secure, only with ROOTCR.PMO.
-                    if self.pmo.val() & self.acc.val().get_bit(0) {
-                        self.acc.next = self.acc.val() | 0x20u64;
-                    }
-                } else {
-                    self.rel.next = false;
-                    // Without Realm (RLO, RTO, SAO, PMO are 0) the same rules reduce to the Secure
-                    // state's: AllSIDManySECSID takes NS, and S with SO; the others one state.
-                    // (A separate branch only to spare the native simulation the work.)
-                    self.acc.next = 0x01u64.into();
-                    if self.m_now.val().get_bit(1) & self.so.val() {
-                        self.acc.next = 0x03u64.into();
-                    }
-                    if (!self.m_now.val().get_bit(1)) & self.sec_eff.val() {
-                        self.acc.next = 0x02u64.into();
-                    }
-                }
-                // MPAM filtering (FILTER_MPAM_SP): a PARTID or PMG filter beyond the selected space's
-                // MPAMIDR limits counts nothing.
-                self.lim_ok.next = true;
-                if self.mpam_on.val() & self.m_now.val().get_bit(4) {
-                    if (!self.m_now.val().get_bit(7)) & self.so.val() {
-                        // 0b00 / 0b10: Secure when SO = 1.
-                        self.lim_ok.next = ((!self.m_now.val().get_bit(5))
-                            | self.m_now.val().get_bit(10))
-                            & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(12));
-                    } else {
-                        // Otherwise Non-secure, or Realm (MPAMIDR's limits).
-                        self.lim_ok.next = ((!self.m_now.val().get_bit(5))
-                            | self.m_now.val().get_bit(9))
-                            & ((!self.m_now.val().get_bit(6)) | self.m_now.val().get_bit(11));
-                    }
-                }
-                if !self.lim_ok.val() {
-                    self.acc.next = 0.into();
-                }
-                self.acc_r[n].d.next = self.acc.val();
-                // The event kind: a lane event (`event_sel` layout), filterable or not;
-                // non-attributable events (10.4.4) skip the filters but obey NAO/SO.
-                self.sel_now.next = self.c_sel[n].d.val();
-                if self.stale_accept.val() {
-                    self.sel_now.next = self.c_sel[n].q.val();
-                }
-                self.lane_bit.next =
-                    bit_cast::<5, 7>(self.sel_now.val()) & self.lane_bit_mask.val();
-                self.is_lane.next = self.sel_now.val().get_bit(5);
-                self.filtered.next = self.filterable.val().get_bit(self.lane_bit.val().index());
-                self.ev_ok.next = self.is_lane.val()
-                    & ((!self.nonattr.val().get_bit(self.lane_bit.val().index()))
-                        | self.na_ok.val());
-                self.evk.next = 0.into();
-                if self.ev_ok.val() & (!self.filtered.val()) {
-                    self.evk.next = 1.into();
-                }
-                if self.ev_ok.val() & self.filtered.val() {
-                    self.evk.next = 2.into();
-                }
-                self.evk_free.d.next = self
-                    .evk_free
-                    .d
-                    .val()
-                    .replace_bit(n, self.evk.val().get_bit(0));
-                self.evk_filt.d.next = self
-                    .evk_filt
-                    .d
-                    .val()
-                    .replace_bit(n, self.evk.val().get_bit(1));
-            }
-        }
+        // The match block's accepted sets take SCR and ROOTCR after this edge (the reset above
+        // included).
+        self.fmatch.scr_nx.next = self.scr.d.val();
+        self.fmatch.rootcr_nx.next = self.rootcr.d.val();
     }
 }

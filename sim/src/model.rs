@@ -1341,8 +1341,16 @@ impl Model {
     /// pass its filter, under this cycle's EVTYPERn, SMRn, SCR and ROOTCR.
     #[inline]
     fn match_lanes(&mut self, lanes: &[LaneIn]) {
-        let mut stage = [0u64; STAGE_BITS];
         let enabled = if self.cr_e { self.cnten } else { 0 };
+        self.stage = self.lane_stage(lanes, enabled);
+    }
+
+    /// The match of `lanes` (the registered lanes) for the counters of `enabled`, bit-sliced
+    /// like `stage`: per counter, the valid lanes that carry the event it selects and pass its
+    /// filter, under the match side's EVTYPERn, SMRn, SCR and ROOTCR.
+    #[inline]
+    fn lane_stage(&self, lanes: &[LaneIn], enabled: u64) -> [u64; STAGE_BITS] {
+        let mut stage = [0u64; STAGE_BITS];
         if self.used_lane_bits != 0 && enabled != 0 {
             for l in lanes.iter().take(self.lanes).filter(|l| l.valid) {
                 // Counters selecting an event this lane carries (each selects one event).
@@ -1372,7 +1380,55 @@ impl Model {
                 }
             }
         }
-        self.stage = stage;
+        stage
+    }
+
+    /// The match side on its own, for the match block's tests (tests/filter_match.rs): sets the
+    /// EVTYPERn and SMRn values the match side holds (`evtyper[n]`, `smr[n]`, as written: RW
+    /// bits only; an SMRn the configuration does not implement is ignored), SCR and ROOTCR, and
+    /// re-decodes every counter's event and filter from them with the model's own decode (as
+    /// `reset` and `apply_decode` do). Nothing else changes; `step` is not meant to follow.
+    pub fn set_match_side(&mut self, evtyper: &[u64], smr: &[u64], scr: u64, rootcr: u64) {
+        for n in 0..self.counters.len() {
+            self.match_vals[self.evtyper_slot[n]] = evtyper[n];
+            if let Some(&s) = self.by_id.get(&RegId::Smr(n as u32)) {
+                self.match_vals[s] = smr[n];
+            }
+            self.redecode(n);
+        }
+        for (id, v) in [(RegId::Scr, scr), (RegId::Rootcr, rootcr)] {
+            if let Some(&s) = self.by_id.get(&id) {
+                let store = self.slots[s].store;
+                self.vals[store] = v;
+            }
+        }
+        self.refresh_control();
+        self.refilter_all();
+    }
+
+    /// Per counter, how many of `lanes` (the registered lanes of a cycle) carry the event it
+    /// selects and pass its filter under the match side's state: the match its match register
+    /// takes at an edge when it is enabled (0 for a counter of clock cycles or of an unsupported
+    /// event).
+    pub fn lane_matches(&self, lanes: &[LaneIn]) -> Vec<u32> {
+        let stage = self.lane_stage(lanes, u64::MAX);
+        (0..self.counters.len())
+            .map(|n| (0..STAGE_BITS).fold(0, |a, i| a | ((stage[i] >> n & 1) as u32) << i))
+            .collect()
+    }
+
+    /// Whether the match side decodes counter n's EVENT as event 0 (it counts clock cycles).
+    pub fn counts_cycles(&self, n: usize) -> bool {
+        self.decode[n] == Decode::Cycles
+    }
+
+    /// Bit n: counter n's filter passes StreamID `sid` (its CARE / VALUE compare alone: what the
+    /// filter tables' column n holds for `sid`, docs/behaviour.md "Filter tables").
+    pub fn sid_matches(&self, sid: u32) -> u64 {
+        self.filter
+            .iter()
+            .enumerate()
+            .fold(0, |a, (n, f)| a | u64::from(sid & f.care == f.value) << n)
     }
 
     /// A read access of `r` in this cycle: (PRDATA, the snapshot it takes).

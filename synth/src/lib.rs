@@ -17,6 +17,7 @@ pub mod capture_trigger;
 pub mod collateral;
 pub mod decode;
 pub mod filter_decode;
+pub mod filter_match;
 pub mod filter_table;
 pub mod flow;
 pub mod fresh_flags;
