@@ -27,7 +27,6 @@ pub mod hi_bank_index;
 pub mod irq_issue;
 pub mod match_regs;
 pub mod msi;
-pub mod read_path;
 pub mod regfile;
 pub mod top;
 

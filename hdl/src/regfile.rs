@@ -18,11 +18,11 @@
 //!        ├──► counter n: write strobes, merged write data (AND-OR over the element selects),
 //!        │    FilterDecoder (filter_decode.rs): registered EVTYPER/SMR ──► CARE, mode bits,
 //!        │    event selection, and SMRn, loaded into FilterMatch one edge later
-//!        └──► read mux stage 1 (AND-OR, first access cycle) ──► word, misc, pending-carry
-//!             flags; counters' and shadows' low words by region-gated selects registered in
-//!             the hold (csel_r, ssel_r) ──► per group of 16 ──► ReadPath (read_path.rs):
-//!             registered, then stage 2: + pending carry, OR of the groups ──► rd_data (PRDATA
-//!             in the second access cycle)
+//!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_misc, rq_add (registered, first access
+//!             cycle); counters' and shadows' low words by region-gated selects registered in
+//!             the hold (csel_r, ssel_r) ──► per group of 16 ──► rq_c0..3, rq_s0..3
+//!               ──► stage 2: + pending carry, OR of the groups ──► rd_data (PRDATA in the
+//!                   second access cycle)
 //!   lane_* (registered lanes), SCR/ROOTCR, CR.E, CNTEN ──► FilterMatch (filter_match.rs):
 //!        every counter's event selection, filter registers and accepted security states; the
 //!        lanes' key compare ──► match count ──► match_nx[n] ──► c_match[n] (register)
@@ -84,7 +84,6 @@ use crate::fresh_flags::FreshFlags;
 use crate::hi_bank::{low_word_bits, HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
 use crate::irq_issue::IrqIssue;
 use crate::match_regs::MatchRegs;
-use crate::read_path::ReadPath;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap, COUNTER_HOLD_CYCLES};
 use rust_hdl::prelude::*;
@@ -251,10 +250,12 @@ pub struct RegFile {
     smr0_wmask: Constant<Bits<32>>,
     lo_reset: Vec<Constant<Bits<16>>>,
     /// The low words' width L (`hi_bank::low_word_bits`): its mask, the mask of its bits [L-1:4]
-    /// (all ones: a carry out of bits [3:0] carries out of the low word), and L as a shift.
+    /// (all ones: a carry out of bits [3:0] carries out of the low word), L as a shift, and
+    /// the mask of bits [L-1:0] of a 32-bit word.
     lo_mask: Constant<Bits<16>>,
     lo_top: Constant<Bits<16>>,
     lo_shift: Constant<Bits<32>>,
+    lo_mask32: Constant<Bits<32>>,
     /// EVTYPER0's and SMR0's reset values (every EVTYPER's and SMR's: checked in `new`).
     evtyper0_reset: Constant<Bits<32>>,
     smr0_reset: Constant<Bits<32>>,
@@ -281,14 +282,26 @@ pub struct RegFile {
     ovf_pack: BitPack,
     /// The request's address, decoded in its setup cycle (one-hot selects).
     dec: AddrDecode,
-    /// The read mux's stage 1 (combinational): the arrays' word and the single registers'.
+    /// The read mux: stage 1's word (combinational), its register, the pending carry still to
+    /// add to a high part, and the read's completion (stage 2's cycle).
     rd_word: Signal<Local, Bits<32>>,
     rd_misc: Signal<Local, Bits<32>>,
-    /// Stage 1's register and stage 2 (read_path.rs).
-    rpath: ReadPath,
-    /// Stage 1's third part: bits [L-1:0] of the low words of EVCNTR (`gc*`) and SVR (`gs*`),
-    /// the flip-flop muxes ORed over groups of 16 counters (`grp`), registered per group in
-    /// the read path: no region gate and no other source in their cone.
+    rq_misc: DFF<Bits<32>>,
+    /// Stage 1's third part: bits [L-1:0] of the low words of EVCNTR (`rq_c*`) and SVR
+    /// (`rq_s*`), the flip-flop muxes ORed over groups of 16 counters (`grp`) and registered
+    /// per group: no region gate and no other source in their cone. Stage 2 ORs the groups in
+    /// (bits below L, which no increment reaches, have the slack): the counter's for an EVCNTR
+    /// read (`rq_usec`) or an SVR read that sees the counter (`rq_sl`), the shadow's for an
+    /// SVR read that does not.
+    rq_c0: DFF<Bits<16>>,
+    rq_c1: DFF<Bits<16>>,
+    rq_c2: DFF<Bits<16>>,
+    rq_c3: DFF<Bits<16>>,
+    rq_s0: DFF<Bits<16>>,
+    rq_s1: DFF<Bits<16>>,
+    rq_s2: DFF<Bits<16>>,
+    rq_s3: DFF<Bits<16>>,
+    rq_usec: DFF<Bit>,
     gc0: Signal<Local, Bits<16>>,
     gc1: Signal<Local, Bits<16>>,
     gc2: Signal<Local, Bits<16>>,
@@ -299,6 +312,8 @@ pub struct RegFile {
     gs3: Signal<Local, Bits<16>>,
     t_c: Signal<Local, Bits<16>>,
     t_s: Signal<Local, Bits<16>>,
+    rd_lo_c: Signal<Local, Bits<16>>,
+    rd_lo_s: Signal<Local, Bits<16>>,
     /// Counter n's group (n / 16).
     grp: Vec<Constant<Bits<2>>>,
     /// CR, CR.E and CNTEN after this edge; counter n's event selection after this edge.
@@ -320,6 +335,31 @@ pub struct RegFile {
     csel_r: DFF<Bits<64>>,
     ssel_r: DFF<Bits<64>>,
     clo_r: DFF<Bit>,
+    rq_word: DFF<Bits<32>>,
+    rq_add: DFF<Bit>,
+    /// A low word's bits [31:L] still take their pending carry (stage 2 adds 2^L).
+    rq_addm: DFF<Bit>,
+    /// An SVR read in the cycle after a capture sees the counter (`svr_load`): stage 1 registers
+    /// the counter's word and pending-carry flags beside the shadow's, and `rq_sl` selects
+    /// them in stage 2, so the OR over the capture requests stays out of the read mux.
+    rq_ctr: DFF<Bits<32>>,
+    rq_cadd: DFF<Bit>,
+    rq_caddm: DFF<Bit>,
+    rq_sl: DFF<Bit>,
+    /// Bits [15:0] of `rq_word` / `rq_ctr` are all ones (a +1 carries into bit 16), from
+    /// stage 1's sources: stage 2's increments are two 16-bit carry chains side by side, not
+    /// one of 32 bits in front of PRDATA.
+    rq_lo1: DFF<Bit>,
+    rq_clo1: DFF<Bit>,
+    /// Stage 2's increments: each half of `rq_word` and `rq_ctr` plus one.
+    inc_lo: Signal<Local, Bits<32>>,
+    inc_hi: Signal<Local, Bits<32>>,
+    inc_clo: Signal<Local, Bits<32>>,
+    inc_chi: Signal<Local, Bits<32>>,
+    /// Stage 2's increments of bits [31:L] (mid's pending carry) of `rq_word` and `rq_ctr`.
+    inc_m: Signal<Local, Bits<32>>,
+    inc_cm: Signal<Local, Bits<32>>,
+    rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
     wide: Constant<Bit>,
@@ -704,7 +744,16 @@ impl RegFile {
             dec: AddrDecode::new(cfg),
             rd_word: Default::default(),
             rd_misc: Default::default(),
-            rpath: ReadPath::new(cfg.counter_bits, lo_bits, None),
+            rq_misc: Default::default(),
+            rq_c0: Default::default(),
+            rq_c1: Default::default(),
+            rq_c2: Default::default(),
+            rq_c3: Default::default(),
+            rq_s0: Default::default(),
+            rq_s1: Default::default(),
+            rq_s2: Default::default(),
+            rq_s3: Default::default(),
+            rq_usec: Default::default(),
             gc0: Default::default(),
             gc1: Default::default(),
             gc2: Default::default(),
@@ -715,6 +764,8 @@ impl RegFile {
             gs3: Default::default(),
             t_c: Default::default(),
             t_s: Default::default(),
+            rd_lo_c: Default::default(),
+            rd_lo_s: Default::default(),
             grp: (0..n)
                 .map(|i| Constant::new(((i / 16) as u64).into()))
                 .collect(),
@@ -723,10 +774,26 @@ impl RegFile {
             cnten_set: Default::default(),
             cnten_clr: Default::default(),
             m_evc: Default::default(),
+            rq_word: Default::default(),
             m_svr: Default::default(),
             csel_r: Default::default(),
             ssel_r: Default::default(),
             clo_r: Default::default(),
+            rq_add: Default::default(),
+            rq_addm: Default::default(),
+            rq_ctr: Default::default(),
+            rq_cadd: Default::default(),
+            rq_lo1: Default::default(),
+            rq_clo1: Default::default(),
+            inc_lo: Default::default(),
+            inc_hi: Default::default(),
+            inc_clo: Default::default(),
+            inc_chi: Default::default(),
+            inc_m: Default::default(),
+            inc_cm: Default::default(),
+            rq_caddm: Default::default(),
+            rq_sl: Default::default(),
+            rq_done: Default::default(),
             irq: Default::default(),
             c_lo: (0..n).map(|_| Default::default()).collect(),
             mid: HiBank::new(n, 32 - lo_bits, idx_lsb, hi_fault),
@@ -776,6 +843,7 @@ impl RegFile {
             lo_mask: Constant::new(lo_mask.into()),
             lo_top: Constant::new((lo_mask & 0xFFF0).into()),
             lo_shift: c32(lo_bits as u64),
+            lo_mask32: c32(lo_mask),
             evtyper0_reset: c32(reset(RegId::Evtyper(0))),
             smr0_reset: c32(reset(RegId::Smr(0))),
             lo_now: Default::default(),
@@ -1001,6 +1069,10 @@ impl Logic for RegFile {
             fmode_r,
             fd_wr0,
             fd_idx,
+            rq_word,
+            rq_misc,
+            rq_add,
+            rq_done,
             pf1_r,
             hbx_r,
             ph_r,
@@ -1032,9 +1104,25 @@ impl Logic for RegFile {
             mones1_r,
             mm10_r,
             mm11_r,
+            rq_addm,
+            rq_ctr,
+            rq_cadd,
+            rq_caddm,
+            rq_sl,
+            rq_lo1,
+            rq_clo1,
             csel_r,
             ssel_r,
-            clo_r
+            clo_r,
+            rq_c0,
+            rq_c1,
+            rq_c2,
+            rq_c3,
+            rq_s0,
+            rq_s1,
+            rq_s2,
+            rq_s3,
+            rq_usec
         );
         // The upper-word bank's outputs (registers of the bank; 0 with 32-bit counters).
         self.pf_v.next = 0.into();
@@ -1775,8 +1863,8 @@ impl Logic for RegFile {
         }
         // ---- Read mux, two stages (docs/behaviour.md "APB4 completer": one wait state) -------
         // Stage 1, in the read's first access cycle: the selected word of this cycle's state,
-        // registered at its edge in two parts, the single registers (`misc`) and the arrays
-        // (`word`, with a high part's pending carry still to add: `add`); stage 2 joins
+        // registered at its edge in two parts, the single registers (`rq_misc`) and the arrays
+        // (`rq_word`, with a high part's pending carry still to add: `rq_add`); stage 2 joins
         // them. The selects are one-hot (decoded in the setup cycle): each mux is an OR of terms.
         self.rd_misc.next = self.dec.ro_val.val();
         if self.dec.cr.val() {
@@ -1834,78 +1922,141 @@ impl Logic for RegFile {
             self.rd_misc.next = self.rd_misc.val() | self.ovs_eff.val().get_bits::<32>(32);
         }
         self.rd_word.next = 0.into();
-        self.rpath.lo1.next = false;
-        self.rpath.clo1.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
-        self.rpath.add.next = false;
-        self.rpath.addm.next = false;
-        self.rpath.ctr.next = 0.into();
-        self.rpath.cadd.next = false;
-        self.rpath.caddm.next = false;
-        self.rpath.sl.next = false;
+        self.rq_lo1.d.next = false;
+        self.rq_clo1.d.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
+        self.rq_add.d.next = false;
+        self.rq_addm.d.next = false;
+        self.rq_ctr.d.next = 0.into();
+        self.rq_cadd.d.next = false;
+        self.rq_caddm.d.next = false;
+        self.rq_sl.d.next = false;
         if self.evc_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.q.val() {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
-                    self.rpath.add.next = self.snap_add.q.val();
-                    self.rpath.lo1.next = (self.snap.q.val() & 0xFFFFu64) == 0xFFFFu64;
+                    self.rq_add.d.next = self.snap_add.q.val();
+                    self.rq_lo1.d.next = (self.snap.q.val() & 0xFFFFu64) == 0xFFFFu64;
                 } else {
                     self.rd_word.next = self.rd_word.val() | self.pf_v.val();
-                    self.rpath.add.next = self.sel_pend.val();
-                    self.rpath.lo1.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
+                    self.rq_add.d.next = self.sel_pend.val();
+                    self.rq_lo1.d.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
                 }
             } else {
-                // (Bits [L-1:0]: the groups `lo_c`; likewise for an SVR and the counter it sees.)
+                // (Bits [L-1:0]: `rq_c*`; likewise for an SVR and the counter it sees.)
                 self.rd_word.next = self.rd_word.val() | (self.mpf_v.val() << self.lo_shift.val());
-                self.rpath.addm.next = self.msel_pend.val();
+                self.rq_addm.d.next = self.msel_pend.val();
             }
         }
         if self.svr_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.q.val() {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
-                    self.rpath.add.next = self.snap_add.q.val();
-                    self.rpath.lo1.next = (self.snap.q.val() & 0xFFFFu64) == 0xFFFFu64;
+                    self.rq_add.d.next = self.snap_add.q.val();
+                    self.rq_lo1.d.next = (self.snap.q.val() & 0xFFFFu64) == 0xFFFFu64;
                 } else {
-                    // The SVR, or the counter in the cycle after a capture (`sl`).
+                    // The SVR, or the counter in the cycle after a capture (`rq_sl`).
                     self.rd_word.next = self.rd_word.val() | self.spf_v.val();
-                    self.rpath.add.next = self.sel_spend.val();
-                    self.rpath.lo1.next = (self.spf_v.val() & 0xFFFFu64) == 0xFFFFu64;
-                    self.rpath.ctr.next = self.pf_v.val();
-                    self.rpath.cadd.next = self.sel_pend.val();
-                    self.rpath.sl.next = self.svr_load.val();
+                    self.rq_add.d.next = self.sel_spend.val();
+                    self.rq_lo1.d.next = (self.spf_v.val() & 0xFFFFu64) == 0xFFFFu64;
+                    self.rq_ctr.d.next = self.pf_v.val();
+                    self.rq_cadd.d.next = self.sel_pend.val();
+                    self.rq_sl.d.next = self.svr_load.val();
                 }
             } else {
                 self.rd_word.next = self.rd_word.val() | (self.mspf_v.val() << self.lo_shift.val());
-                self.rpath.addm.next = self.sel_smpend.val();
-                self.rpath.ctr.next = self.mpf_v.val() << self.lo_shift.val();
-                self.rpath.caddm.next = self.msel_pend.val();
-                self.rpath.sl.next = self.svr_load.val();
+                self.rq_addm.d.next = self.sel_smpend.val();
+                self.rq_ctr.d.next = self.mpf_v.val() << self.lo_shift.val();
+                self.rq_caddm.d.next = self.msel_pend.val();
+                self.rq_sl.d.next = self.svr_load.val();
             }
         }
         // The low words' bits [L-1:0], per group (their selects are gated by region already).
-        self.rpath.lo_c[0].next = self.gc0.val();
-        self.rpath.lo_c[1].next = self.gc1.val();
-        self.rpath.lo_c[2].next = self.gc2.val();
-        self.rpath.lo_c[3].next = self.gc3.val();
-        self.rpath.lo_s[0].next = self.gs0.val();
-        self.rpath.lo_s[1].next = self.gs1.val();
-        self.rpath.lo_s[2].next = self.gs2.val();
-        self.rpath.lo_s[3].next = self.gs3.val();
-        self.rpath.usec.next = self.clo_r.q.val();
+        self.rq_c0.d.next = self.gc0.val();
+        self.rq_c1.d.next = self.gc1.val();
+        self.rq_c2.d.next = self.gc2.val();
+        self.rq_c3.d.next = self.gc3.val();
+        self.rq_s0.d.next = self.gs0.val();
+        self.rq_s1.d.next = self.gs1.val();
+        self.rq_s2.d.next = self.gs2.val();
+        self.rq_s3.d.next = self.gs3.val();
+        self.rq_usec.d.next = self.clo_r.q.val();
         if self.evt_in.val() {
             self.rd_word.next = self.rd_word.val() | self.sel_evtyper.val();
         }
         if self.smr_in.val() {
             self.rd_word.next = self.rd_word.val() | self.sel_smr.val();
         }
-        self.rpath.word.next = self.rd_word.val();
-        self.rpath.misc.next = self.rd_misc.val();
-        self.rpath.keep.next = self.req_rd.val() & (!self.blocked.val());
-        self.rpath.done.next = self.req_rd.val();
-        self.rpath.clock.next = self.clock.val();
-        // Stage 2 (read_path.rs), in the read's second access cycle (PREADY = 1): the pending
-        // carry added, the low words' groups ORed in.
-        self.rd_data.next = self.rpath.rd_data.val();
+        self.rq_word.d.next = self.rd_word.val();
+        self.rq_misc.d.next = self.rd_misc.val();
+        if self.blocked.val() | (!self.req_rd.val()) {
+            self.rq_word.d.next = 0.into();
+            self.rq_misc.d.next = 0.into();
+            self.rq_c0.d.next = 0.into();
+            self.rq_c1.d.next = 0.into();
+            self.rq_c2.d.next = 0.into();
+            self.rq_c3.d.next = 0.into();
+            self.rq_s0.d.next = 0.into();
+            self.rq_s1.d.next = 0.into();
+            self.rq_s2.d.next = 0.into();
+            self.rq_s3.d.next = 0.into();
+            self.rq_usec.d.next = false;
+            self.rq_add.d.next = false;
+            self.rq_addm.d.next = false;
+            self.rq_sl.d.next = false;
+        }
+        self.rq_done.d.next = self.req_rd.val();
+        // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
+        // high part (high parts are K bits wide: wrap at hi_max).
+        // (Each 32-bit increment as two 16-bit ones: the upper half takes +1 for 2^16, or for
+        // 1 when the lower half is all ones, `rq_lo1`.)
+        self.inc_lo.next = (self.rq_word.q.val() + 1u64) & 0xFFFFu64;
+        self.inc_hi.next = ((self.rq_word.q.val() >> 16u64) + 1u64) << 16u64;
+        self.inc_clo.next = (self.rq_ctr.q.val() + 1u64) & 0xFFFFu64;
+        self.inc_chi.next = ((self.rq_ctr.q.val() >> 16u64) + 1u64) << 16u64;
+        self.inc_m.next =
+            ((self.rq_word.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
+        self.inc_cm.next =
+            ((self.rq_ctr.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
+        self.rd_data.next = self.rq_word.q.val() | self.rq_misc.q.val();
+        if self.rq_add.q.val() {
+            self.rd_data.next =
+                ((self.rq_word.q.val() & 0xFFFF_0000u64) | self.inc_lo.val()) & self.hi_max.val();
+            if self.rq_lo1.q.val() {
+                self.rd_data.next = (self.inc_hi.val() | self.inc_lo.val()) & self.hi_max.val();
+            }
+        }
+        if self.rq_addm.q.val() {
+            self.rd_data.next = self.inc_m.val() | (self.rq_word.q.val() & self.lo_mask32.val());
+        }
+        if self.rq_sl.q.val() {
+            self.rd_data.next = self.rq_ctr.q.val();
+            if self.rq_cadd.q.val() {
+                self.rd_data.next = ((self.rq_ctr.q.val() & 0xFFFF_0000u64) | self.inc_clo.val())
+                    & self.hi_max.val();
+                if self.rq_clo1.q.val() {
+                    self.rd_data.next =
+                        (self.inc_chi.val() | self.inc_clo.val()) & self.hi_max.val();
+                }
+            }
+            if self.rq_caddm.q.val() {
+                self.rd_data.next =
+                    self.inc_cm.val() | (self.rq_ctr.q.val() & self.lo_mask32.val());
+            }
+        }
+        // Bits [L-1:0] of a low word (the groups are 0 for a high word).
+        self.rd_lo_c.next =
+            self.rq_c0.q.val() | self.rq_c1.q.val() | self.rq_c2.q.val() | self.rq_c3.q.val();
+        self.rd_lo_s.next =
+            self.rq_s0.q.val() | self.rq_s1.q.val() | self.rq_s2.q.val() | self.rq_s3.q.val();
+        if self.rq_usec.q.val() | self.rq_sl.q.val() {
+            self.rd_data.next = self.rd_data.val() | bit_cast::<32, 16>(self.rd_lo_c.val());
+        }
+        if !self.rq_sl.q.val() {
+            self.rd_data.next = self.rd_data.val() | bit_cast::<32, 16>(self.rd_lo_s.val());
+        }
+        if !self.rq_done.q.val() {
+            self.rd_data.next = 0.into();
+        }
         self.irq.next = self.iss.irq.val();
         // ---- Synchronous reset: every register to its register-map reset value -----------------
         if self.rst.val() {

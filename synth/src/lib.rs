@@ -25,7 +25,6 @@ pub mod hi_bank;
 pub mod irq_issue;
 pub mod match_regs;
 pub mod msi;
-pub mod read_path;
 pub mod stamp;
 pub mod sweep;
 pub mod wrapper;
