@@ -17,7 +17,7 @@
 //!   phase B: d_r := c_ram[vis] (0 while fresh), sd_r := s_ram[vis] (registered: no adder
 //!            behind the block RAM's output), and whether the row's bits [W-1:2] are all ones,
 //!            in two halves of at most 16 bits (up_lo_r, up_hi_r: two LUT levels behind the
-//!            RAM's output)
+//!            RAM's output, no enable: loaded at every edge, read only in phase C)
 //!   phase C: d = d_r;  c_ram[vis] := d + pend_a;  pend[vis] cleared if pend_a (a carry at phase A's edge
 //!            stays pending);  ones / ones_m1 of the new row (phase B's halves and d's bits
 //!            [1:0], selected by pend_a: no adder, no wide compare in front of the flags)
@@ -418,19 +418,23 @@ impl Logic for HiBank {
             }
         }
         // ---- Phase B: the visited row's data (read at phase A's edge) into registers.
+        // The row's flags load at every edge, not only at B's: only phase C reads them (the
+        // serve, its flags and the prefetch), so the other edges' values are never used, and
+        // no enable sits between the RAM's output and their flip-flops (issue 11: 32x32's
+        // 94.8 MHz seed ran from the RAM through `up_lo_r`'s enable).
+        // (A fresh row's halves are those of the RAM's stale word: d_r's bits [1:0] are 0
+        // then, which none of the three constants has for W >= 2; with W = 1 the halves are
+        // empty, always 1, and 0 is "all ones less one", as for the row of zeros.)
+        self.up_lo_r.d.next =
+            (self.c_ram.read_data.val() & self.up_mask_lo.val()) == self.up_mask_lo.val();
+        self.up_hi_r.d.next =
+            (self.c_ram.read_data.val() & self.up_mask_hi.val()) == self.up_mask_hi.val();
+        self.lo16_r.d.next = ((self.c_ram.read_data.val() & 0xFFFFu64) == 0xFFFFu64)
+            & (!self.fresh_a.q.val());
         if self.ph_b.q.val() {
             self.d_r.d.next = self.c_ram.read_data.val();
-            // (A fresh row's halves are those of the RAM's stale word: d_r's bits [1:0] are 0
-            // then, which none of the three constants has for W >= 2; with W = 1 the halves
-            // are empty, always 1, and 0 is "all ones less one", as for the row of zeros.)
-            self.up_lo_r.d.next =
-                (self.c_ram.read_data.val() & self.up_mask_lo.val()) == self.up_mask_lo.val();
-            self.up_hi_r.d.next =
-                (self.c_ram.read_data.val() & self.up_mask_hi.val()) == self.up_mask_hi.val();
-            self.lo16_r.d.next = (self.c_ram.read_data.val() & 0xFFFFu64) == 0xFFFFu64;
             if self.fresh_a.q.val() {
                 self.d_r.d.next = 0.into();
-                self.lo16_r.d.next = false;
             }
             self.sd_r.d.next = self.s_ram.read_data.val();
         }
