@@ -429,8 +429,8 @@ impl Logic for HiBank {
             (self.c_ram.read_data.val() & self.up_mask_lo.val()) == self.up_mask_lo.val();
         self.up_hi_r.d.next =
             (self.c_ram.read_data.val() & self.up_mask_hi.val()) == self.up_mask_hi.val();
-        self.lo16_r.d.next = ((self.c_ram.read_data.val() & 0xFFFFu64) == 0xFFFFu64)
-            & (!self.fresh_a.q.val());
+        self.lo16_r.d.next =
+            ((self.c_ram.read_data.val() & 0xFFFFu64) == 0xFFFFu64) & (!self.fresh_a.q.val());
         if self.ph_b.q.val() {
             self.d_r.d.next = self.c_ram.read_data.val();
             if self.fresh_a.q.val() {
