@@ -99,8 +99,9 @@ pub enum RtlFault {
     HiBank(HiBankFault),
     /// In the StreamID filter tables (filter_table.rs; configurations with `filter_tables`).
     FilterTable(FilterTableFault),
-    /// `acc_r` / `evk_*` loaded from their sources' current values, not their values after the
-    /// edge: an SCR, ROOTCR, filter or event-selection change is missed until the next load.
+    /// In the match block (filter_match.rs, `MatchFault::StaleAccept`): `acc_r` / `evk_*`
+    /// loaded from their sources' current values, not their values after the edge: an SCR,
+    /// ROOTCR, filter or event-selection change is missed until the next load.
     StaleAccept,
     /// In the filter decoder (filter_decode.rs).
     FilterDecoder(DecoderFault),
@@ -219,7 +220,7 @@ pub struct RegFile {
     /// reset value.
     evt_ram: Bram<32>,
     fresh: FreshFlags,
-    /// SMRn's readback copy, the same way (the match side keeps `c_smr`; the copy only spares
+    /// SMRn's readback copy, the same way (the match block keeps `c_smr`; the copy only spares
     /// the read mux and the PSTRB merge an AND-OR over every SMR, a critical path at 16x32).
     smr_ram: Bram<32>,
     sel_smr_wmask: Signal<Local, Bits<32>>,
