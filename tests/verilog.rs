@@ -96,9 +96,9 @@ fn allowed_warning(line: &str) -> bool {
         // and SH, one export bit per counter) or none (the MSI and capture outputs of a
         // configuration without them). dec$evc_sel / dec$arr_sel: the address decoder's 64-bit
         // one-hot element selects, of which a configuration uses one bit per counter; evc_sel
-        // again as the match registers' input port (match_regs.rs). bank$0$ready, mid$ready:
-        // the banks' "prefetch holds the addressed counter", checked by their block-level tests
-        // (tests/hi_bank.rs); the register file relies on the hold's length instead.
+        // again as the match registers' input port (match_regs.rs). hb$ready: the bank's "prefetch
+        // holds the addressed counter", checked by its block-level tests (tests/hi_bank.rs); the
+        // register file relies on the hold's length instead.
         // With 32-bit counters there is no upper bank: the register file's values for it
         // (`bank_wr_val`, `wr_m1`, `wr_ones`) go nowhere; `at_max_v`, `m_at_max_v`: one bit per
         // counter.
@@ -108,8 +108,7 @@ fn allowed_warning(line: &str) -> bool {
                 || line.contains("of signal are not used: 'evc_sel'[63:")
                 || line.contains("of signal are not used: 'dec$arr_sel'[63:")
                 || line.contains("'bresp'[0]")
-                || line.contains("Signal is not used: 'bank$0$ready'")
-                || line.contains("Signal is not used: 'mid$ready'")
+                || line.contains("Signal is not used: 'hb$ready'")
                 || line.contains("Signal is not used: 'bank_wr_val'")
                 || line.contains("Signal is not used: 'wr_m1'")
                 || line.contains("Signal is not used: 'wr_ones'")

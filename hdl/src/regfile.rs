@@ -38,13 +38,14 @@
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
 //!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
 //!   ┌───────────────────┐lo_carry ┌──────────────────────────────────────────────────────┐
-//!   │ lo[L-1:0] += inc  ├────────►│ mid: HiBank (hi_bank.rs) of bits [31:L]: mpend[n],   │
-//!   └───────────────────┘         │ rows and shadow rows in block RAM, served by a scan; │
-//!                                 │ mpf/mspf = the addressed counter's (prefetched during│
-//!                                 │ the hold); m_at_max[n]                               │
+//!   │ lo[L-1:0] += inc  ├────────►│ hb: HiBank (hi_bank.rs), row 0 ("mid", bits [31:L]): │
+//!   └───────────────────┘         │ mpend[n], rows and shadow rows in block RAM, served  │
+//!                                 │ by a scan; mpf/mspf = the addressed counter's        │
+//!                                 │ (prefetched during the hold); m_at_max[n]            │
 //!                                 └──────────────────────────────────────────────────────┘
 //!   carry = lo_carry & m_at_max[n] (the carry out of bit 31, exact at its edge) ──►
-//!   bank[0]: HiBank of bits [63:32] (64-bit counters only): pend[n], pf/spf, at_max[n]
+//!   hb's row 1, bits [63:32] (64-bit counters only; the same visits): pend[n], pf/spf,
+//!   at_max[n]
 //!   ovf = carry & (narrow | at_max[n])  ──► ovf_pack ──► export_r ──► OVS one edge later
 //!   (reads and OVS writes see OVS | export_r: the overflow is in OVS from its own edge)
 //!   EVCNTR write: its outcome staged during the hold from mpf and pf (for each pending carry
@@ -60,8 +61,8 @@
 //! ```
 //! A counter is an L-bit low word in flip-flops (L = `hi_bank::low_word_bits`: 8-13 bits, wider
 //! with more counters and lanes, so that no low word wraps twice before its carry is served),
-//! bits [31:L] in `mid`'s block RAM and, with
-//! 64-bit counters, an upper word in the upper bank's, with the carries between them pending: no
+//! bits [31:L] in `hb`'s row 0 ("mid") in block RAM and, with
+//! 64-bit counters, an upper word in its row 1, with the carries between them pending: no
 //! path adds more than 32 bits in one cycle, and the native simulation never does 64-bit
 //! arithmetic (rust-hdl stores wider `Bits` as bool arrays). Its value is ((hi + pend) << 32) |
 //! (((mid + mpend) mod 2^(32-L)) << L) | lo, truncated to `counter_bits` (a wrap of mid + mpend is
@@ -95,7 +96,7 @@ pub const EVTYPER_RAM_IDX_BITS: usize = BRAM_ADDR_BITS;
 /// (tests/planted_faults.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RtlFault {
-    /// In both upper-word banks (hi_bank.rs).
+    /// In the bank of the bits above the low words (hi_bank.rs; every row).
     HiBank(HiBankFault),
     /// In the StreamID filter tables (filter_table.rs; configurations with `filter_tables`).
     FilterTable(FilterTableFault),
@@ -175,20 +176,19 @@ pub struct RegFile {
     /// keeps no flip-flop for them), EVTYPERn, SMRn, and EVTYPERn's event decode (`event_sel`
     /// layout).
     c_lo: Vec<DFF<Bits<16>>>,
-    /// Bits [31:L] of every counter and shadow in block RAM (a bank of (32-L)-bit rows,
-    /// hi_bank.rs): `mid`'s pending carries come from the L-bit low words, and its overflow
-    /// prediction (`at_max`: bits [31:L] + pend all ones) makes the carry out of bit 31 exact at the edge
-    /// it happens, which is the carry into the upper bank (or the overflow of a 32-bit counter).
-    mid: HiBank,
+    /// The bits above the low words of every counter and shadow in block RAM (hi_bank.rs), in
+    /// one bank whose visits serve both of a counter's rows: row 0 ("mid") holds bits [31:L]
+    /// ((32-L)-bit rows), row 1 (64-bit counters only) bits [63:32]. Row 0's pending carries
+    /// come from the L-bit low words, and its overflow prediction (`at_max`: bits [31:L] + pend
+    /// all ones) makes the carry out of bit 31 exact at the edge it happens, which is row 1's
+    /// carry (or the overflow of a 32-bit counter).
+    hb: HiBank,
     mcarry_pack: BitPack,
     mpf_v: Signal<Local, Bits<32>>,
     mspf_v: Signal<Local, Bits<32>>,
     mpend_v: Signal<Local, Bits<64>>,
     m_at_max_v: Signal<Local, Bits<64>>,
     mbank_wr_val: Signal<Local, Bits<32>>,
-    /// With 64-bit counters: the upper words of the counters and of their shadows in block RAM,
-    /// the pending carries and the overflow prediction (hi_bank.rs). Empty with 32-bit counters.
-    bank: Vec<HiBank>,
     /// The carries out of the low words at this edge (to the bank), and the bank's outputs:
     /// the addressed counter's upper word and shadow upper word, the pending carries, and
     /// which counters overflow on a carry now.
@@ -797,18 +797,22 @@ impl RegFile {
             rq_done: Default::default(),
             irq: Default::default(),
             c_lo: (0..n).map(|_| Default::default()).collect(),
-            mid: HiBank::new(n, 32 - lo_bits, idx_lsb, hi_fault),
+            hb: HiBank::new(
+                n,
+                &if cfg.wide_counters() {
+                    vec![32 - lo_bits, cfg.counter_bits - 32]
+                } else {
+                    vec![32 - lo_bits]
+                },
+                idx_lsb,
+                hi_fault,
+            ),
             mcarry_pack: BitPack::new(n),
             mpf_v: Default::default(),
             mspf_v: Default::default(),
             mpend_v: Default::default(),
             m_at_max_v: Default::default(),
             mbank_wr_val: Default::default(),
-            bank: if cfg.wide_counters() {
-                vec![HiBank::new(n, cfg.counter_bits - 32, HI_IDX_LSB, hi_fault)]
-            } else {
-                Vec::new()
-            },
             carry_pack: BitPack::new(n),
             pf_v: Default::default(),
             spf_v: Default::default(),
@@ -1130,15 +1134,15 @@ impl Logic for RegFile {
         self.spf_v.next = 0.into();
         self.pend_v.next = 0.into();
         self.at_max_v.next = 0.into();
-        self.mpf_v.next = self.mid.pf.val();
-        self.mspf_v.next = self.mid.spf.val();
-        self.mpend_v.next = self.mid.pend.val();
-        self.m_at_max_v.next = self.mid.at_max.val();
-        for b in 0..self.bank.len() {
-            self.pf_v.next = self.bank[b].pf.val();
-            self.spf_v.next = self.bank[b].spf.val();
-            self.pend_v.next = self.bank[b].pend.val();
-            self.at_max_v.next = self.bank[b].at_max.val();
+        self.mpf_v.next = self.hb.pf[0].val();
+        self.mspf_v.next = self.hb.spf[0].val();
+        self.mpend_v.next = self.hb.pend[0].val();
+        self.m_at_max_v.next = self.hb.at_max[0].val();
+        for r in 1..self.hb.pf.len() {
+            self.pf_v.next = self.hb.pf[r].val();
+            self.spf_v.next = self.hb.spf[r].val();
+            self.pend_v.next = self.hb.pend[r].val();
+            self.at_max_v.next = self.hb.at_max[r].val();
         }
         // ---- Request decode -------------------------------------------------------------
         self.dec.clock.next = self.clock.val();
@@ -1688,36 +1692,31 @@ impl Logic for RegFile {
         if self.sel_pend.val() {
             self.bank_wr_val.next = self.cand1_r.q.val();
         }
-        self.mid.clock.next = self.clock.val();
-        self.mid.rst.next = self.rst.val();
-        self.mid.carry.next = self.mcarry_pack.word.val();
-        self.mid.paddr.next = self.paddr.val();
+        self.hb.clock.next = self.clock.val();
+        self.hb.rst.next = self.rst.val();
+        self.hb.paddr.next = self.paddr.val();
         // The addressed element: an EVCNTR or SVR transfer held or in its access cycle (from
-        // registers; the decoder's select needs no gate, the banks take the bit beside it):
+        // registers; the decoder's select needs no gate, the bank takes the bit beside it):
         // one register.
-        self.mid.tgt_sel.next = self.dec.evc_sel.val();
-        self.mid.tgt_any.next = self.dec.ctr_xfer.val();
+        self.hb.tgt_sel.next = self.dec.evc_sel.val();
+        self.hb.tgt_any.next = self.dec.ctr_xfer.val();
         // The write is performed in the cycle after its last held cycle, which `bank_wr_r`
-        // registers: a register, not an AND with `req_wr`, in front of the banks' write logic
+        // registers: a register, not an AND with `req_wr`, in front of the bank's write logic
         // (the two differ only when PRESETn is low at that edge: then `rst` is high at the
-        // next, and the banks reset every flag the write would have set).
-        self.mid.wr.next = self.bank_wr_r.q.val();
-        self.mid.wr_val.next = self.mbank_wr_val.val();
-        self.mid.wr_ones.next = self.mwr_ones.val();
-        self.mid.wr_m1.next = self.mwr_m1.val();
-        self.mid.svr_load.next = self.svr_load.val();
-        for b in 0..self.bank.len() {
-            self.bank[b].clock.next = self.clock.val();
-            self.bank[b].rst.next = self.rst.val();
-            self.bank[b].carry.next = self.carry_pack.word.val();
-            self.bank[b].paddr.next = self.paddr.val();
-            self.bank[b].tgt_sel.next = self.dec.evc_sel.val();
-            self.bank[b].tgt_any.next = self.dec.ctr_xfer.val();
-            self.bank[b].wr.next = self.bank_wr_r.q.val();
-            self.bank[b].wr_val.next = self.bank_wr_val.val();
-            self.bank[b].wr_ones.next = self.wr_ones.val();
-            self.bank[b].wr_m1.next = self.wr_m1.val();
-            self.bank[b].svr_load.next = self.svr_load.val();
+        // next, and the bank resets every flag the write would have set).
+        self.hb.wr.next = self.bank_wr_r.q.val();
+        self.hb.svr_load.next = self.svr_load.val();
+        // Row 0 (bits [31:L]): the low words' carries; row 1 (bits [63:32]): the carries out of
+        // bit 31.
+        self.hb.carry[0].next = self.mcarry_pack.word.val();
+        self.hb.wr_val[0].next = self.mbank_wr_val.val();
+        self.hb.wr_ones[0].next = self.mwr_ones.val();
+        self.hb.wr_m1[0].next = self.mwr_m1.val();
+        for r in 1..self.hb.carry.len() {
+            self.hb.carry[r].next = self.carry_pack.word.val();
+            self.hb.wr_val[r].next = self.bank_wr_val.val();
+            self.hb.wr_ones[r].next = self.wr_ones.val();
+            self.hb.wr_m1[r].next = self.wr_m1.val();
         }
         // ---- Control registers (writable bits and resets from the register map) ----------------
         // SCR is Secure-only (10.5.2.12).
