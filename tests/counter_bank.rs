@@ -153,11 +153,7 @@ fn the_bank_synthesizes_with_its_upper_parts_in_block_ram_and_no_latch() {
     let stat = std::fs::read_to_string(work.join("stat.txt")).unwrap();
     // Four 64 x 32-bit memories (bits [31:L] and [63:32] of the counters and of the shadows),
     // each two 256 x 16 block RAMs.
-    let rams = stat
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("SB_RAM40_4K"))
-        .filter_map(|n| n.trim().parse::<u64>().ok())
-        .next_back();
+    let rams = common::block_rams(&stat);
     assert_eq!(rams, Some(8), "block RAMs in:\n{stat}");
     std::fs::remove_dir_all(&work).ok();
 }

@@ -130,11 +130,7 @@ fn the_tables_synthesize_into_block_ram_with_no_latch() {
     );
     let stat = std::fs::read_to_string(work.join("stat.txt")).unwrap();
     // Two copies x two StreamID bytes of 256 x 32 bits, each two 256 x 16 block RAMs.
-    let rams = stat
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("SB_RAM40_4K"))
-        .filter_map(|n| n.trim().parse::<u64>().ok())
-        .next_back();
+    let rams = common::block_rams(&stat);
     assert_eq!(
         rams,
         Some(shape.block_rams() as u64),

@@ -378,12 +378,7 @@ fn a_two_row_bank_synthesizes_with_its_rows_in_block_ram_and_no_latch() {
     let stat = std::fs::read_to_string(work.join("stat.txt")).unwrap();
     // Per row a counter and a shadow memory of 64 x 32 bits, each one or two 256 x 16 block
     // RAMs: not flip-flops.
-    let rams = stat
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("SB_RAM40_4K"))
-        .filter_map(|n| n.trim().parse::<u64>().ok())
-        .next_back()
-        .unwrap_or(0);
+    let rams = common::block_rams(&stat).unwrap_or(0);
     eprintln!("{shape}: {rams} block RAMs");
     assert!(
         (4..=8).contains(&rams),

@@ -283,6 +283,15 @@ pub fn backends(cfg: &PmcgConfig) -> Vec<Box<dyn Dut>> {
     v
 }
 
+/// The block RAMs (`SB_RAM40_4K`) in a Yosys `stat` report of an iCE40 synthesis: the last
+/// count (the design's total, after the per-module ones), or None when there is none.
+pub fn block_rams(stat: &str) -> Option<u64> {
+    stat.lines()
+        .filter_map(|l| l.trim().strip_prefix("SB_RAM40_4K"))
+        .filter_map(|n| n.trim().parse::<u64>().ok())
+        .next_back()
+}
+
 /// Whether `tool` is on PATH; without it a test is skipped (with a note) unless tools are required.
 pub fn have_tool(tool: &str) -> bool {
     let found = std::process::Command::new(tool)
