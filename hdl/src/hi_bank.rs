@@ -135,9 +135,6 @@ pub struct HiBank {
     /// Per row: the addressed counter's row and its shadow's row (valid with `ready`).
     pub pf: Vec<Signal<Out, Bits<32>>>,
     pub spf: Vec<Signal<Out, Bits<32>>>,
-    /// `spf` after this edge (its register's input): the caller registers `spf + 1` beside it,
-    /// so a shadow read adds its pending carry by a select (no adder in front of PRDATA).
-    pub spf_nx: Vec<Signal<Out, Bits<32>>>,
     pub ready: Signal<Out, Bit>,
     /// Per row, per counter: a carry not yet added to the row.
     pub pend: Vec<Signal<Out, Bits<64>>>,
@@ -301,7 +298,6 @@ impl HiBank {
             svr_load: Default::default(),
             pf: (0..rows).map(|_| Default::default()).collect(),
             spf: (0..rows).map(|_| Default::default()).collect(),
-            spf_nx: (0..rows).map(|_| Default::default()).collect(),
             ready: Default::default(),
             pend: (0..rows).map(|_| Default::default()).collect(),
             at_max: (0..rows).map(|_| Default::default()).collect(),
@@ -683,7 +679,6 @@ impl Logic for HiBank {
             }
             self.pf[r].next = self.pf_r[r].q.val();
             self.spf[r].next = self.spf_r[r].q.val();
-            self.spf_nx[r].next = self.spf_r[r].d.val();
             self.pend[r].next = self.pend_r[r].q.val();
             self.at_max[r].next = ((!self.pend_r[r].q.val()) & self.ones[r].q.val())
                 | (self.pend_r[r].q.val() & self.ones_m1[r].q.val());

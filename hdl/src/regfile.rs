@@ -531,8 +531,8 @@ pub struct RegFile {
     /// (the counter itself while `svr_load`).
     svr_hi_now: Signal<Local, Bits<32>>,
     /// The addressed counter's bits [31:L] with their pending carry (`mpf1_r` or `mpf_v`), and
-    /// the addressed shadow's upper parts with theirs (`spf1_r` / `mspf1_r`: the bank's next
-    /// shadow prefetch plus one, registered beside it, so always its value plus one).
+    /// the addressed shadow's upper parts with theirs (`spf1_r` / `mspf1_r`: the shadow's
+    /// prefetch plus one, a cycle behind it; see `shi_eff` in `update`).
     mhi_eff: Signal<Local, Bits<32>>,
     shi_eff: Signal<Local, Bits<32>>,
     mshi_eff: Signal<Local, Bits<32>>,
@@ -1272,25 +1272,33 @@ impl Logic for RegFile {
         // the counter's value is the captured one.
         self.svr_load.next = self.cap.svr_load.val();
         self.svrl_r.d.next = self.svr_load.val();
-        // The same for bits [31:L], and for the shadow's upper parts: its next prefetch plus
-        // one, registered beside the bank's register (`spf_nx`), so `spf1_r` is `spf + 1` in
-        // every cycle, a capture's or a prefetch's edge included.
+        // The same for bits [31:L], and for the shadow's upper parts: their prefetch plus one,
+        // registered a cycle behind it like `pf1_r`. The shadow's prefetch changes in a hold
+        // only at the prefetch's visit (before `ready`, long before the read's stage 1) and at
+        // a capture's edge (`svr_load`), where it becomes the counter's (`pf`, which does not
+        // change under a transfer): in the cycle after that edge (`svrl_r`) its value plus one
+        // is the counter's, `pf1_r` / `mpf1_r`. (Registering the bank's next shadow prefetch
+        // plus one instead put the capture request's OR, the prefetch's select and a 32-bit
+        // carry chain into one cycle: 77 MHz on 32x64's seed 4.)
         self.mhi_eff.next = self.mpf_v.val();
         if self.msel_pend.val() {
             self.mhi_eff.next = self.mpf1_r.q.val();
         }
-        self.mspf1_r.d.next = (self.hb.spf_nx[0].val() + 1u64) & self.mid_max.val();
-        self.spf1_r.d.next = 0.into();
-        for r in 1..self.hb.spf_nx.len() {
-            self.spf1_r.d.next = (self.hb.spf_nx[r].val() + 1u64) & self.hi_max.val();
-        }
+        self.mspf1_r.d.next = (self.mspf_v.val() + 1u64) & self.mid_max.val();
+        self.spf1_r.d.next = (self.spf_v.val() + 1u64) & self.hi_max.val();
         self.shi_eff.next = self.spf_v.val();
         if self.sel_spend.val() {
             self.shi_eff.next = self.spf1_r.q.val();
+            if self.svrl_r.q.val() {
+                self.shi_eff.next = self.pf1_r.q.val();
+            }
         }
         self.mshi_eff.next = self.mspf_v.val();
         if self.sel_smpend.val() {
             self.mshi_eff.next = self.mspf1_r.q.val();
+            if self.svrl_r.q.val() {
+                self.mshi_eff.next = self.mpf1_r.q.val();
+            }
         }
         self.svr_hi_now.next = self.shi_eff.val();
         if self.svr_load.val() {
