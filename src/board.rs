@@ -32,9 +32,9 @@ pub const SIM_CLOCKS_PER_BIT: u32 = 4;
 
 #[derive(Subcommand)]
 pub enum BoardCommand {
-    /// Build the Alchitry Cu bitstream (Yosys synth_ice40, nextpnr-ice40 --hx8k --package cb132
-    /// --pcf --freq 60, icepack) and a LiteX csr.csv. Exits 1 when timing is missed, 2 on a tool
-    /// error or a design that does not fit.
+    /// Build the Alchitry Cu bitstream (Yosys synth_ice40 with dfflegalize -mince 8 -minsrst 8,
+    /// nextpnr-ice40 --hx8k --package cb132 --pcf --freq 100, icepack) and a LiteX csr.csv.
+    /// Exits 1 when timing is missed, 2 on a tool error or a design that does not fit.
     Build {
         /// PMCG configuration (defaults: the board configuration, README "Board").
         #[arg(value_name = "KEY=VALUE")]

@@ -1,6 +1,6 @@
 //! `BoardCore`: everything on the Alchitry Cu but the clock: the PMCG, the UART bridge, the
 //! address decoder and the board block (ID/info, control, IRQ/MSI counters, MSI sink, traffic
-//! generator), reset and LEDs. One clock; the FPGA top ([`crate::top`]) adds the PLL and pins.
+//! generator), reset and LEDs. One clock; the FPGA top ([`crate::top`]) adds the pins.
 //!
 //! ```text
 //!  uart_rx ─► UartRx ─► FIFO ─► UartBridge ─► bus ─┬─ PMCG window ─────► APB ─► PmcgCore ─► irq ─► IRQ_COUNT, LED
@@ -13,6 +13,7 @@
 //! ```
 
 use crate::bridge::UartBridge;
+use crate::fifo::BoardFifo;
 use crate::map;
 use crate::msi_sink::MsiSink;
 use crate::traffic::TrafficLane;
@@ -21,7 +22,8 @@ use pmcg_hdl::config::{PmcgConfig, SidFilterType};
 use pmcg_hdl::top::PmcgCore;
 use rust_hdl::prelude::*;
 
-declare_sync_fifo!(UartRxFifo, Bits<8>, 256, 1);
+/// The receive FIFO: 256 bytes.
+pub type UartRxFifo = BoardFifo<8, 8, 9>;
 
 /// Build-time parameters of the board logic.
 #[derive(Clone, Debug)]
@@ -102,6 +104,11 @@ pub struct BoardCore {
     /// Bytes received while the bridge is busy (a host may send its next command while the
     /// answer to the previous one is still being sent).
     rx_fifo: UartRxFifo,
+    /// The FIFO's head registered for the bridge: a byte (`rxb_data`) is there when
+    /// `rxb_valid`; the FIFO refills it as the bridge takes it.
+    rxb_valid: DFF<Bit>,
+    rxb_data: DFF<Bits<8>>,
+    rx_load: Signal<Local, Bit>,
     tx: UartTx,
     bridge: UartBridge,
     sink: MsiSink,
@@ -123,6 +130,8 @@ pub struct BoardCore {
     info_cpb: Constant<Bits<32>>,
     lane_mpam_ns: Constant<Bits<32>>,
     stretch: Constant<Bits<32>>,
+    /// LED 0's bit of the cycle counter: bit floor(log2(clock)), so it blinks at 0.5-1 Hz.
+    heartbeat: Constant<Bits<32>>,
     // Control and counters.
     capt_req: DFF<Bit>,
     apb_ns: DFF<Bit>,
@@ -146,15 +155,36 @@ pub struct BoardCore {
     led_msi: DFF<Bits<32>>,
     led_ovf: DFF<Bits<32>>,
     led_rx: DFF<Bits<32>>,
-    // Decode.
-    is_pmcg: Signal<Local, Bit>,
+    /// Any counter's overflow export (for LED 3), registered.
+    ovf_any: DFF<Bit>,
+    // Decode: registered from the bridge's address at every edge, in two steps (the one-hot
+    // selects from the first step's registers); the bridge holds the address two cycles (PRE)
+    // before it selects, so all are valid from a transfer's SETUP.
+    is_pmcg: DFF<Bit>,
     /// The address bits above the PMCG's window (`RegisterMap::addr_mask`).
     pmcg_outside: Constant<Bits<32>>,
-    is_board: Signal<Local, Bit>,
-    index: Signal<Local, Bits<10>>,
+    is_board: DFF<Bit>,
+    /// PADDR: the bridge's address registered (valid from SETUP, like the decode), so the
+    /// PMCG's setup-cycle decode starts from a flip-flop of its own.
+    paddr: DFF<Bits<32>>,
+    /// The address's board word index (bits 11:2).
+    index1: DFF<Bits<10>>,
+    /// One-hot: bit k, the address is the board block's word k (0-31).
+    sel: DFF<Bits<32>>,
+    /// One-hot per lane: bit j, the address is lane l's word j.
+    lane_sel: Vec<DFF<Bits<8>>>,
+    /// The board block's read word, an OR of the selected words (valid from ACCESS).
+    board_rdata: DFF<Bits<32>>,
+    /// A lane's CTRL start and stop pulses, an edge after the write's access edge.
+    lane_start: Vec<DFF<Bit>>,
+    lane_stop: Vec<DFF<Bit>>,
+    /// `index1` and `is_board` (the registered address's word index, in the board block).
+    live_index: Signal<Local, Bits<10>>,
+    live_board: Signal<Local, Bit>,
+    sel_acc: Signal<Local, Bits<32>>,
+    lane_acc: Signal<Local, Bits<8>>,
+    rd_acc: Signal<Local, Bits<32>>,
     board_wr: Signal<Local, Bit>,
-    board_rd: Signal<Local, Bit>,
-    board_rdata: Signal<Local, Bits<32>>,
     any_busy: Signal<Local, Bit>,
 }
 
@@ -175,6 +205,9 @@ impl BoardCore {
             pmcg: PmcgCore::new(cfg)?,
             rx: UartRx::new(params.clocks_per_bit),
             rx_fifo: Default::default(),
+            rxb_valid: Default::default(),
+            rxb_data: Default::default(),
+            rx_load: Default::default(),
             tx: UartTx::new(params.clocks_per_bit),
             bridge: UartBridge::new(params.timeout_clocks),
             sink: Default::default(),
@@ -195,6 +228,7 @@ impl BoardCore {
             info_cpb: c32(params.clocks_per_bit),
             lane_mpam_ns: c32(pmcg_hdl::config::lane_mpam_word(0, 0, 1)),
             stretch: c32(params.stretch_clocks),
+            heartbeat: c32(1 << (31 - params.clock_hz.leading_zeros())),
             capt_req: Default::default(),
             apb_ns: Default::default(),
             apb_pnse: Default::default(),
@@ -216,13 +250,23 @@ impl BoardCore {
             led_msi: Default::default(),
             led_ovf: Default::default(),
             led_rx: Default::default(),
+            ovf_any: Default::default(),
             is_pmcg: Default::default(),
             pmcg_outside: c32(!pmcg_hdl::regmap::RegisterMap::new(cfg).addr_mask()),
             is_board: Default::default(),
-            index: Default::default(),
-            board_wr: Default::default(),
-            board_rd: Default::default(),
+            paddr: Default::default(),
+            index1: Default::default(),
+            sel: Default::default(),
+            lane_sel: (0..lanes).map(|_| Default::default()).collect(),
             board_rdata: Default::default(),
+            lane_start: (0..lanes).map(|_| Default::default()).collect(),
+            lane_stop: (0..lanes).map(|_| Default::default()).collect(),
+            live_index: Default::default(),
+            live_board: Default::default(),
+            sel_acc: Default::default(),
+            lane_acc: Default::default(),
+            rd_acc: Default::default(),
+            board_wr: Default::default(),
             any_busy: Default::default(),
         })
     }
@@ -239,6 +283,8 @@ impl Logic for BoardCore {
             btn2,
             rst,
             pmcg_rst,
+            rxb_valid,
+            rxb_data,
             capt_req,
             apb_ns,
             apb_pnse,
@@ -252,7 +298,14 @@ impl Logic for BoardCore {
             led_irq,
             led_msi,
             led_ovf,
-            led_rx
+            led_rx,
+            ovf_any,
+            is_pmcg,
+            is_board,
+            paddr,
+            index1,
+            sel,
+            board_rdata
         );
         clock!(self, clk, rx, rx_fifo, tx, bridge, sink);
         self.pmcg.pclk.next = self.clk.val();
@@ -272,22 +325,107 @@ impl Logic for BoardCore {
         self.rx.rx.next = self.uart_rx.val();
         self.rx_fifo.write.next = self.rx.valid.val();
         self.rx_fifo.data_in.next = self.rx.data.val();
-        self.bridge.rx_valid.next = !self.rx_fifo.empty.val();
-        self.bridge.rx_data.next = self.rx_fifo.data_out.val();
-        self.rx_fifo.read.next = self.bridge.rx_take.val();
+        self.bridge.rx_valid.next = self.rxb_valid.q.val();
+        self.bridge.rx_data.next = self.rxb_data.q.val();
+        self.rx_load.next =
+            (!self.rx_fifo.empty.val()) & ((!self.rxb_valid.q.val()) | self.bridge.rx_take.val());
+        self.rx_fifo.read.next = self.rx_load.val();
+        if self.bridge.rx_take.val() {
+            self.rxb_valid.d.next = false;
+        }
+        if self.rx_load.val() {
+            self.rxb_valid.d.next = true;
+            self.rxb_data.d.next = self.rx_fifo.data_out.val();
+        }
         self.bridge.tx_ready.next = self.tx.ready.val();
         self.tx.start.next = self.bridge.tx_start.val();
         self.tx.data.next = self.bridge.tx_data.val();
         self.uart_tx.next = self.tx.tx.val();
         // Decode: the PMCG's window (it decodes only that and would alias through the rest,
         // docs/integration.md), the board block in the first 4 KiB at BOARD_BASE (0x100000).
-        self.is_pmcg.next = (self.bridge.bus_addr.val() & self.pmcg_outside.val()) == 0;
-        self.is_board.next = self.bridge.bus_addr.val().get_bits::<20>(12) == 256;
-        self.index.next = self.bridge.bus_addr.val().get_bits::<10>(2);
-        self.pmcg.psel.next = self.bridge.bus_sel.val() & self.is_pmcg.val();
-        self.pmcg.penable.next = self.bridge.bus_enable.val() & self.is_pmcg.val();
+        // Registered: the bridge holds an address two cycles before it selects (bridge.rs).
+        self.is_pmcg.d.next = (self.bridge.bus_addr.val() & self.pmcg_outside.val()) == 0;
+        self.is_board.d.next = self.bridge.bus_addr.val().get_bits::<20>(12) == 256;
+        self.index1.d.next = self.bridge.bus_addr.val().get_bits::<10>(2);
+        // The board block's words (crate::map), one-hot, from those registers (the bridge
+        // holds an address two cycles before it selects).
+        self.live_board.next = self.is_board.q.val();
+        self.live_index.next = self.index1.q.val();
+        self.sel_acc.next = 0.into();
+        if self.live_board.val() {
+            if self.live_index.val() == 0 {
+                self.sel_acc.next = self.sel_acc.val() | 1;
+            }
+            if self.live_index.val() == 1 {
+                self.sel_acc.next = self.sel_acc.val() | 2;
+            }
+            if self.live_index.val() == 2 {
+                self.sel_acc.next = self.sel_acc.val() | 4;
+            }
+            if self.live_index.val() == 3 {
+                self.sel_acc.next = self.sel_acc.val() | 8;
+            }
+            if self.live_index.val() == 4 {
+                self.sel_acc.next = self.sel_acc.val() | 16;
+            }
+            if self.live_index.val() == 5 {
+                self.sel_acc.next = self.sel_acc.val() | 32;
+            }
+            if self.live_index.val() == 6 {
+                self.sel_acc.next = self.sel_acc.val() | 64;
+            }
+            if self.live_index.val() == 7 {
+                self.sel_acc.next = self.sel_acc.val() | 128;
+            }
+            if self.live_index.val() == 8 {
+                self.sel_acc.next = self.sel_acc.val() | 256;
+            }
+            if self.live_index.val() == 9 {
+                self.sel_acc.next = self.sel_acc.val() | 512;
+            }
+            if self.live_index.val() == 10 {
+                self.sel_acc.next = self.sel_acc.val() | 1024;
+            }
+            if self.live_index.val() == 11 {
+                self.sel_acc.next = self.sel_acc.val() | 2048;
+            }
+            if self.live_index.val() == 12 {
+                self.sel_acc.next = self.sel_acc.val() | 4096;
+            }
+            if self.live_index.val() == 16 {
+                self.sel_acc.next = self.sel_acc.val() | 65536;
+            }
+            if self.live_index.val() == 17 {
+                self.sel_acc.next = self.sel_acc.val() | 131072;
+            }
+            if self.live_index.val() == 18 {
+                self.sel_acc.next = self.sel_acc.val() | 262144;
+            }
+            if self.live_index.val() == 19 {
+                self.sel_acc.next = self.sel_acc.val() | 524288;
+            }
+            if self.live_index.val() == 20 {
+                self.sel_acc.next = self.sel_acc.val() | 1048576;
+            }
+            if self.live_index.val() == 21 {
+                self.sel_acc.next = self.sel_acc.val() | 2097152;
+            }
+            if self.live_index.val() == 22 {
+                self.sel_acc.next = self.sel_acc.val() | 4194304;
+            }
+            if self.live_index.val() == 23 {
+                self.sel_acc.next = self.sel_acc.val() | 8388608;
+            }
+            if self.live_index.val() == 24 {
+                self.sel_acc.next = self.sel_acc.val() | 16777216;
+            }
+        }
+        self.sel.d.next = self.sel_acc.val();
+        self.pmcg.psel.next = self.bridge.bus_sel.val() & self.is_pmcg.q.val();
+        self.pmcg.penable.next = self.bridge.bus_enable.val() & self.is_pmcg.q.val();
         self.pmcg.pwrite.next = self.bridge.bus_write.val();
-        self.pmcg.paddr.next = self.bridge.bus_addr.val();
+        self.paddr.d.next = self.bridge.bus_addr.val();
+        self.pmcg.paddr.next = self.paddr.q.val();
         self.pmcg.pwdata.next = self.bridge.bus_wdata.val();
         self.pmcg.pstrb.next = 15.into();
         self.pmcg.pprot.next = 0.into();
@@ -296,9 +434,7 @@ impl Logic for BoardCore {
         }
         self.pmcg.pnse.next = self.apb_pnse.q.val();
         self.board_wr.next =
-            self.bridge.bus_enable.val() & self.bridge.bus_write.val() & self.is_board.val();
-        self.board_rd.next =
-            self.bridge.bus_enable.val() & (!self.bridge.bus_write.val()) & self.is_board.val();
+            self.bridge.bus_enable.val() & self.bridge.bus_write.val() & self.is_board.q.val();
         // PMCG side inputs.
         self.pmcg.capt_req.next = self.capt_req.q.val();
         self.sink.awvalid.next = self.pmcg.awvalid.val();
@@ -316,7 +452,7 @@ impl Logic for BoardCore {
         self.sink.w_delay.next = self.msi_w_delay.q.val();
         self.sink.b_delay.next = self.msi_b_delay.q.val();
         self.sink.resp.next = self.msi_resp.q.val();
-        self.sink.pop.next = self.board_wr.val() & (self.index.val() == 20);
+        self.sink.pop.next = self.board_wr.val() & self.sel.q.val().get_bit(20);
         // Traffic lanes.
         self.any_busy.next = false;
         for l in 0..self.lanes.len() {
@@ -328,6 +464,39 @@ impl Logic for BoardCore {
             self.lane_rate[l].clock.next = self.clk.val();
             self.lane_burst[l].clock.next = self.clk.val();
             self.lane_seed[l].clock.next = self.clk.val();
+            self.lane_sel[l].clock.next = self.clk.val();
+            self.lane_start[l].clock.next = self.clk.val();
+            self.lane_stop[l].clock.next = self.clk.val();
+            self.lane_acc.next = 0.into();
+            if self.live_board.val()
+                & (self.live_index.val().get_bits::<7>(3) == self.lane_slot[l].val())
+            {
+                if self.live_index.val().get_bits::<3>(0) == 0 {
+                    self.lane_acc.next = self.lane_acc.val() | 1;
+                }
+                if self.live_index.val().get_bits::<3>(0) == 1 {
+                    self.lane_acc.next = self.lane_acc.val() | 2;
+                }
+                if self.live_index.val().get_bits::<3>(0) == 2 {
+                    self.lane_acc.next = self.lane_acc.val() | 4;
+                }
+                if self.live_index.val().get_bits::<3>(0) == 3 {
+                    self.lane_acc.next = self.lane_acc.val() | 8;
+                }
+                if self.live_index.val().get_bits::<3>(0) == 4 {
+                    self.lane_acc.next = self.lane_acc.val() | 16;
+                }
+                if self.live_index.val().get_bits::<3>(0) == 5 {
+                    self.lane_acc.next = self.lane_acc.val() | 32;
+                }
+                if self.live_index.val().get_bits::<3>(0) == 6 {
+                    self.lane_acc.next = self.lane_acc.val() | 64;
+                }
+                if self.live_index.val().get_bits::<3>(0) == 7 {
+                    self.lane_acc.next = self.lane_acc.val() | 128;
+                }
+            }
+            self.lane_sel[l].d.next = self.lane_acc.val();
             self.lane_events[l].d.next = self.lane_events[l].q.val();
             self.lane_sid_base[l].d.next = self.lane_sid_base[l].q.val();
             self.lane_sid_mask[l].d.next = self.lane_sid_mask[l].q.val();
@@ -336,34 +505,35 @@ impl Logic for BoardCore {
             self.lane_burst[l].d.next = self.lane_burst[l].q.val();
             self.lane_seed[l].d.next = self.lane_seed[l].q.val();
             self.lanes[l].rst.next = self.rst.q.val() | self.pmcg_rst.q.val();
-            self.lanes[l].start.next = false;
-            self.lanes[l].stop.next = false;
-            if self.board_wr.val() & (self.index.val().get_bits::<7>(3) == self.lane_slot[l].val())
-            {
-                if self.index.val().get_bits::<3>(0) == 0 {
+            self.lane_start[l].d.next = false;
+            self.lane_stop[l].d.next = false;
+            self.lanes[l].start.next = self.lane_start[l].q.val();
+            self.lanes[l].stop.next = self.lane_stop[l].q.val();
+            if self.board_wr.val() {
+                if self.lane_sel[l].q.val().get_bit(0) {
                     self.lane_events[l].d.next = self.bridge.bus_wdata.val();
                 }
-                if self.index.val().get_bits::<3>(0) == 1 {
+                if self.lane_sel[l].q.val().get_bit(1) {
                     self.lane_sid_base[l].d.next = self.bridge.bus_wdata.val();
                 }
-                if self.index.val().get_bits::<3>(0) == 2 {
+                if self.lane_sel[l].q.val().get_bit(2) {
                     self.lane_sid_mask[l].d.next = self.bridge.bus_wdata.val();
                 }
-                if self.index.val().get_bits::<3>(0) == 3 {
+                if self.lane_sel[l].q.val().get_bit(3) {
                     self.lane_mode[l].d.next = self.bridge.bus_wdata.val();
                 }
-                if self.index.val().get_bits::<3>(0) == 4 {
+                if self.lane_sel[l].q.val().get_bit(4) {
                     self.lane_rate[l].d.next = self.bridge.bus_wdata.val() & 0xFFFF;
                 }
-                if self.index.val().get_bits::<3>(0) == 5 {
+                if self.lane_sel[l].q.val().get_bit(5) {
                     self.lane_burst[l].d.next = self.bridge.bus_wdata.val();
                 }
-                if self.index.val().get_bits::<3>(0) == 6 {
+                if self.lane_sel[l].q.val().get_bit(6) {
                     self.lane_seed[l].d.next = self.bridge.bus_wdata.val();
                 }
-                if self.index.val().get_bits::<3>(0) == 7 {
-                    self.lanes[l].start.next = self.bridge.bus_wdata.val().get_bit(0);
-                    self.lanes[l].stop.next = self.bridge.bus_wdata.val().get_bit(1);
+                if self.lane_sel[l].q.val().get_bit(7) {
+                    self.lane_start[l].d.next = self.bridge.bus_wdata.val().get_bit(0);
+                    self.lane_stop[l].d.next = self.bridge.bus_wdata.val().get_bit(1);
                 }
             }
             self.lanes[l].events.next = self.lane_events[l].q.val();
@@ -386,136 +556,133 @@ impl Logic for BoardCore {
         // Board registers (word indices: crate::map).
         self.pmcg_rst.d.next = false;
         if self.board_wr.val() {
-            if self.index.val() == 8 {
+            if self.sel.q.val().get_bit(8) {
                 self.pmcg_rst.d.next = self.bridge.bus_wdata.val().get_bit(0);
                 self.capt_req.d.next = self.bridge.bus_wdata.val().get_bit(1);
                 self.apb_ns.d.next = self.bridge.bus_wdata.val().get_bit(2);
                 self.apb_pnse.d.next = self.bridge.bus_wdata.val().get_bit(3);
             }
-            if self.index.val() == 21 {
+            if self.sel.q.val().get_bit(21) {
                 self.msi_aw_delay.d.next = self.bridge.bus_wdata.val().get_bits::<16>(0);
             }
-            if self.index.val() == 22 {
+            if self.sel.q.val().get_bit(22) {
                 self.msi_w_delay.d.next = self.bridge.bus_wdata.val().get_bits::<16>(0);
             }
-            if self.index.val() == 23 {
+            if self.sel.q.val().get_bit(23) {
                 self.msi_b_delay.d.next = self.bridge.bus_wdata.val().get_bits::<16>(0);
             }
-            if self.index.val() == 24 {
+            if self.sel.q.val().get_bit(24) {
                 self.msi_resp.d.next = self.bridge.bus_wdata.val().get_bits::<2>(0);
             }
         }
-        self.board_rdata.next = 0.into();
-        if self.index.val() == 0 {
-            self.board_rdata.next = 0x504D_4347.into();
+        // The read word: an OR of the words whose select is set (one at most), so the mux is a
+        // shallow AND-OR, not a chain of compares.
+        self.rd_acc.next = 0.into();
+        if self.sel.q.val().get_bit(0) {
+            self.rd_acc.next = self.rd_acc.val() | 0x504D_4347;
         }
-        if self.index.val() == 1 {
-            self.board_rdata.next = 1.into();
+        if self.sel.q.val().get_bit(1) {
+            self.rd_acc.next = self.rd_acc.val() | 1;
         }
-        if self.index.val() == 2 {
-            self.board_rdata.next = self.info_config0.val();
+        if self.sel.q.val().get_bit(2) {
+            self.rd_acc.next = self.rd_acc.val() | self.info_config0.val();
         }
-        if self.index.val() == 3 {
-            self.board_rdata.next = self.info_config1.val();
+        if self.sel.q.val().get_bit(3) {
+            self.rd_acc.next = self.rd_acc.val() | self.info_config1.val();
         }
-        if self.index.val() == 4 {
-            self.board_rdata.next = self.info_page1.val();
+        if self.sel.q.val().get_bit(4) {
+            self.rd_acc.next = self.rd_acc.val() | self.info_page1.val();
         }
-        if self.index.val() == 5 {
-            self.board_rdata.next = self.info_hash.val();
+        if self.sel.q.val().get_bit(5) {
+            self.rd_acc.next = self.rd_acc.val() | self.info_hash.val();
         }
-        if self.index.val() == 6 {
-            self.board_rdata.next = self.info_clock.val();
+        if self.sel.q.val().get_bit(6) {
+            self.rd_acc.next = self.rd_acc.val() | self.info_clock.val();
         }
-        if self.index.val() == 7 {
-            self.board_rdata.next = self.info_cpb.val();
+        if self.sel.q.val().get_bit(7) {
+            self.rd_acc.next = self.rd_acc.val() | self.info_cpb.val();
         }
-        if self.index.val() == 8 {
-            self.board_rdata.next = bit_cast::<32, 1>(self.capt_req.q.val().into()) << 1;
-            if self.apb_ns.q.val() {
-                self.board_rdata.next = (bit_cast::<32, 1>(self.capt_req.q.val().into()) << 1) | 4;
-            }
-            if self.apb_pnse.q.val() {
-                self.board_rdata.next = (bit_cast::<32, 1>(self.capt_req.q.val().into()) << 1)
-                    | (bit_cast::<32, 1>(self.apb_ns.q.val().into()) << 2)
-                    | 8;
-            }
+        if self.sel.q.val().get_bit(8) {
+            self.rd_acc.next = self.rd_acc.val()
+                | (bit_cast::<32, 1>(self.capt_req.q.val().into()) << 1)
+                | (bit_cast::<32, 1>(self.apb_ns.q.val().into()) << 2)
+                | (bit_cast::<32, 1>(self.apb_pnse.q.val().into()) << 3);
         }
-        if self.index.val() == 9 {
-            self.board_rdata.next = bit_cast::<32, 1>(self.pmcg.capt_ack.val().into())
+        if self.sel.q.val().get_bit(9) {
+            self.rd_acc.next = self.rd_acc.val()
+                | bit_cast::<32, 1>(self.pmcg.capt_ack.val().into())
                 | (bit_cast::<32, 1>(self.any_busy.val().into()) << 1)
                 | (bit_cast::<32, 1>(self.sink.overflow.val().into()) << 2)
                 | (bit_cast::<32, 1>(self.timed_out.q.val().into()) << 3);
         }
-        if self.index.val() == 10 {
-            self.board_rdata.next = self.irq_count.q.val();
+        if self.sel.q.val().get_bit(10) {
+            self.rd_acc.next = self.rd_acc.val() | self.irq_count.q.val();
         }
-        if self.index.val() == 11 {
-            self.board_rdata.next = self.sink.count.val();
+        if self.sel.q.val().get_bit(11) {
+            self.rd_acc.next = self.rd_acc.val() | self.sink.count.val();
         }
-        if self.index.val() == 12 {
-            self.board_rdata.next = self.cycles.q.val();
+        if self.sel.q.val().get_bit(12) {
+            self.rd_acc.next = self.rd_acc.val() | self.cycles.q.val();
         }
-        if self.index.val() == 16 {
-            self.board_rdata.next = bit_cast::<32, 8>(self.sink.level.val());
+        if self.sel.q.val().get_bit(16) {
+            self.rd_acc.next = self.rd_acc.val() | bit_cast::<32, 8>(self.sink.level.val());
         }
-        if self.index.val() == 17 {
-            self.board_rdata.next = self.sink.head_addr_lo.val();
+        if self.sel.q.val().get_bit(17) {
+            self.rd_acc.next = self.rd_acc.val() | self.sink.head_addr_lo.val();
         }
-        if self.index.val() == 18 {
-            self.board_rdata.next = self.sink.head_addr_hi_prot.val();
+        if self.sel.q.val().get_bit(18) {
+            self.rd_acc.next = self.rd_acc.val() | self.sink.head_addr_hi_prot.val();
         }
-        if self.index.val() == 19 {
-            self.board_rdata.next = self.sink.head_data.val();
+        if self.sel.q.val().get_bit(19) {
+            self.rd_acc.next = self.rd_acc.val() | self.sink.head_data.val();
         }
-        if self.index.val() == 21 {
-            self.board_rdata.next = bit_cast::<32, 16>(self.msi_aw_delay.q.val());
+        if self.sel.q.val().get_bit(21) {
+            self.rd_acc.next = self.rd_acc.val() | bit_cast::<32, 16>(self.msi_aw_delay.q.val());
         }
-        if self.index.val() == 22 {
-            self.board_rdata.next = bit_cast::<32, 16>(self.msi_w_delay.q.val());
+        if self.sel.q.val().get_bit(22) {
+            self.rd_acc.next = self.rd_acc.val() | bit_cast::<32, 16>(self.msi_w_delay.q.val());
         }
-        if self.index.val() == 23 {
-            self.board_rdata.next = bit_cast::<32, 16>(self.msi_b_delay.q.val());
+        if self.sel.q.val().get_bit(23) {
+            self.rd_acc.next = self.rd_acc.val() | bit_cast::<32, 16>(self.msi_b_delay.q.val());
         }
-        if self.index.val() == 24 {
-            self.board_rdata.next = bit_cast::<32, 2>(self.msi_resp.q.val());
+        if self.sel.q.val().get_bit(24) {
+            self.rd_acc.next = self.rd_acc.val() | bit_cast::<32, 2>(self.msi_resp.q.val());
         }
         for l in 0..self.lanes.len() {
-            if self.index.val().get_bits::<7>(3) == self.lane_slot[l].val() {
-                if self.index.val().get_bits::<3>(0) == 0 {
-                    self.board_rdata.next = self.lane_events[l].q.val();
-                }
-                if self.index.val().get_bits::<3>(0) == 1 {
-                    self.board_rdata.next = self.lane_sid_base[l].q.val();
-                }
-                if self.index.val().get_bits::<3>(0) == 2 {
-                    self.board_rdata.next = self.lane_sid_mask[l].q.val();
-                }
-                if self.index.val().get_bits::<3>(0) == 3 {
-                    self.board_rdata.next = self.lane_mode[l].q.val();
-                }
-                if self.index.val().get_bits::<3>(0) == 4 {
-                    self.board_rdata.next = self.lane_rate[l].q.val();
-                }
-                if self.index.val().get_bits::<3>(0) == 5 {
-                    self.board_rdata.next = self.lane_burst[l].q.val();
-                }
-                if self.index.val().get_bits::<3>(0) == 6 {
-                    self.board_rdata.next = self.lane_seed[l].q.val();
-                }
-                if self.index.val().get_bits::<3>(0) == 7 {
-                    self.board_rdata.next = self.lanes[l].busy_word.val();
-                }
+            if self.lane_sel[l].q.val().get_bit(0) {
+                self.rd_acc.next = self.rd_acc.val() | self.lane_events[l].q.val();
+            }
+            if self.lane_sel[l].q.val().get_bit(1) {
+                self.rd_acc.next = self.rd_acc.val() | self.lane_sid_base[l].q.val();
+            }
+            if self.lane_sel[l].q.val().get_bit(2) {
+                self.rd_acc.next = self.rd_acc.val() | self.lane_sid_mask[l].q.val();
+            }
+            if self.lane_sel[l].q.val().get_bit(3) {
+                self.rd_acc.next = self.rd_acc.val() | self.lane_mode[l].q.val();
+            }
+            if self.lane_sel[l].q.val().get_bit(4) {
+                self.rd_acc.next = self.rd_acc.val() | self.lane_rate[l].q.val();
+            }
+            if self.lane_sel[l].q.val().get_bit(5) {
+                self.rd_acc.next = self.rd_acc.val() | self.lane_burst[l].q.val();
+            }
+            if self.lane_sel[l].q.val().get_bit(6) {
+                self.rd_acc.next = self.rd_acc.val() | self.lane_seed[l].q.val();
+            }
+            if self.lane_sel[l].q.val().get_bit(7) {
+                self.rd_acc.next = self.rd_acc.val() | self.lanes[l].busy_word.val();
             }
         }
+        self.board_rdata.d.next = self.rd_acc.val();
         // The bus's answer: the PMCG's APB or the board block (ready at once).
         self.bridge.bus_ready.next = true;
         // Unmapped addresses read 0.
         self.bridge.bus_rdata.next = 0.into();
-        if self.is_board.val() {
-            self.bridge.bus_rdata.next = self.board_rdata.val();
+        if self.is_board.q.val() {
+            self.bridge.bus_rdata.next = self.board_rdata.q.val();
         }
-        if self.is_pmcg.val() {
+        if self.is_pmcg.q.val() {
             self.bridge.bus_ready.next = self.pmcg.pready.val();
             self.bridge.bus_rdata.next = self.pmcg.prdata.val();
         }
@@ -546,7 +713,8 @@ impl Logic for BoardCore {
         if self.sink.completed.val() {
             self.led_msi.d.next = self.stretch.val();
         }
-        if self.pmcg.ovf_export.val().any() {
+        self.ovf_any.d.next = self.pmcg.ovf_export.val().any();
+        if self.ovf_any.q.val() {
             self.led_ovf.d.next = self.stretch.val();
         }
         if self.rx.valid.val() {
@@ -562,13 +730,14 @@ impl Logic for BoardCore {
             self.msi_resp.d.next = 0.into();
             self.pmcg_rst.d.next = false;
         }
-        self.leds.next = bit_cast::<8, 1>(self.cycles.q.val().get_bit(24).into())
-            | (bit_cast::<8, 1>((self.led_irq.q.val() != 0).into()) << 1)
-            | (bit_cast::<8, 1>((self.led_msi.q.val() != 0).into()) << 2)
-            | (bit_cast::<8, 1>((self.led_ovf.q.val() != 0).into()) << 3)
-            | (bit_cast::<8, 1>(self.any_busy.val().into()) << 4)
-            | (bit_cast::<8, 1>((self.led_rx.q.val() != 0).into()) << 5)
-            | (bit_cast::<8, 1>(self.bridge.active.val().into()) << 6)
-            | (bit_cast::<8, 1>(self.rst.q.val().into()) << 7);
+        self.leds.next =
+            bit_cast::<8, 1>(((self.cycles.q.val() & self.heartbeat.val()) != 0).into())
+                | (bit_cast::<8, 1>((self.led_irq.q.val() != 0).into()) << 1)
+                | (bit_cast::<8, 1>((self.led_msi.q.val() != 0).into()) << 2)
+                | (bit_cast::<8, 1>((self.led_ovf.q.val() != 0).into()) << 3)
+                | (bit_cast::<8, 1>(self.any_busy.val().into()) << 4)
+                | (bit_cast::<8, 1>((self.led_rx.q.val() != 0).into()) << 5)
+                | (bit_cast::<8, 1>(self.bridge.active.val().into()) << 6)
+                | (bit_cast::<8, 1>(self.rst.q.val().into()) << 7);
     }
 }

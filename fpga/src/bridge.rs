@@ -8,8 +8,14 @@
 //!   write: ─► LEN × DATA (4 bytes, big-endian) ── each word ─► bus write at ADDR*4 (ADDR += 1 if incr)
 //!   read:  ── each word: bus read at ADDR*4 ─► 4 bytes big-endian to the host (ADDR += 1 if incr)
 //!
-//!   bus: SETUP (sel) ─► ACCESS (sel, enable) until ready: an APB-shaped transfer, one at a time
+//!   bus: PRE × 2 (address held, the decoder registers it in two steps) ─► SETUP (sel) ─► ACCESS (sel, enable)
+//!        until ready ─► CAPTURE (read) / DONE (write): an APB-shaped transfer, one at a time.
+//!        `bus_ready` only ends ACCESS; the next word, address and state follow a cycle later
+//!        (DONE, or RNEXT after a read word's fourth byte),
+//!        and a read's data is registered at the ready edge (`rdata_q`) and loaded in CAPTURE,
+//!        so neither the PMCG's PREADY nor the bus's read mux reaches the bridge's registers
 //!   timeout: waiting for a host byte mid-command longer than `timeout` clocks ─► back to CMD
+//!            (`to_hit` set an edge ahead from a compare with timeout - 1)
 //! ```
 //! A byte that is not a command while idle is dropped, so garbage between commands is harmless;
 //! a command cut short is abandoned by the timeout (a host that resends after the timeout is
@@ -26,6 +32,8 @@ pub enum BridgeState {
     WBus,
     RBus,
     RSend,
+    /// After a read word's last byte: the next word or the end of the command.
+    RNext,
 }
 
 #[derive(LogicBlock)]
@@ -53,7 +61,8 @@ pub struct UartBridge {
     pub active: Signal<Out, Bit>,
     /// A command was abandoned by the timeout (one-cycle pulse).
     pub timed_out: Signal<Out, Bit>,
-    timeout: Constant<Bits<24>>,
+    /// The timeout in clocks, minus one.
+    timeout_m1: Constant<Bits<24>>,
     state: DFF<BridgeState>,
     /// The command's low 3 bits: 1 write incr, 2 read incr, 3 write fixed, 4 read fixed.
     cmd: DFF<Bits<3>>,
@@ -61,11 +70,23 @@ pub struct UartBridge {
     word_addr: DFF<Bits<32>>,
     data: DFF<Bits<32>>,
     byte_index: DFF<Bits<2>>,
-    phase_access: DFF<Bit>,
+    /// A bus transfer's cycle: 0 and 1 PRE, 2 SETUP, 3 ACCESS, 4 after the ready edge (a read's
+    /// CAPTURE, a write's DONE); 0 outside one.
+    phase: DFF<Bits<3>>,
+    /// `bus_rdata` at the last edge.
+    rdata_q: DFF<Bits<32>>,
+    /// `tx_ready` at the last edge, and a byte started at the last edge: `tx_ready` falls at
+    /// the edge that takes a byte, so its registered copy is stale for one cycle after a start.
+    tx_ready_q: DFF<Bit>,
+    tx_sent: DFF<Bit>,
     idle_timer: DFF<Bits<24>>,
+    /// `idle_timer` equals the timeout (set from `idle_timer == timeout - 1` an edge ahead).
+    to_hit: DFF<Bit>,
     timed_out_q: DFF<Bit>,
     is_write: Signal<Local, Bit>,
     incr: Signal<Local, Bit>,
+    /// The timer counts this cycle (a command waits for a byte).
+    waiting: Signal<Local, Bit>,
 }
 
 impl UartBridge {
@@ -89,18 +110,23 @@ impl UartBridge {
             bus_ready: Default::default(),
             active: Default::default(),
             timed_out: Default::default(),
-            timeout: Constant::new((timeout_clocks as u64).into()),
+            timeout_m1: Constant::new(((timeout_clocks - 1) as u64).into()),
             state: Default::default(),
             cmd: Default::default(),
             words_left: Default::default(),
             word_addr: Default::default(),
             data: Default::default(),
             byte_index: Default::default(),
-            phase_access: Default::default(),
+            phase: Default::default(),
+            rdata_q: Default::default(),
+            tx_ready_q: Default::default(),
+            tx_sent: Default::default(),
             idle_timer: Default::default(),
+            to_hit: Default::default(),
             timed_out_q: Default::default(),
             is_write: Default::default(),
             incr: Default::default(),
+            waiting: Default::default(),
         }
     }
 }
@@ -117,24 +143,33 @@ impl Logic for UartBridge {
             word_addr,
             data,
             byte_index,
-            phase_access,
+            phase,
+            rdata_q,
+            tx_ready_q,
+            tx_sent,
             idle_timer,
+            to_hit,
             timed_out_q
         );
         // 1 and 3 write, 2 and 4 read; 1 and 2 increment the address.
         self.is_write.next = self.cmd.q.val().get_bit(0);
         self.incr.next = (self.cmd.q.val() == 1) | (self.cmd.q.val() == 2);
         self.tx_start.next = false;
+        self.tx_ready_q.d.next = self.tx_ready.val();
+        self.tx_sent.d.next = false;
         self.rx_take.next = false;
         self.tx_data.next = self.data.q.val().get_bits::<8>(24);
-        self.bus_sel.next = false;
-        self.bus_enable.next = false;
+        // SETUP and ACCESS select; ACCESS enables (phase is 0 outside a transfer).
+        self.bus_sel.next = (self.phase.q.val() == 2) | (self.phase.q.val() == 3);
+        self.bus_enable.next = self.phase.q.val() == 3;
+        self.rdata_q.d.next = self.bus_rdata.val();
         self.bus_write.next = self.is_write.val();
         self.bus_addr.next = self.word_addr.q.val() << 2;
         self.bus_wdata.next = self.data.q.val();
         self.timed_out_q.d.next = false;
         // The timeout counts clocks without a byte while a command waits for one.
         self.idle_timer.d.next = 0.into();
+        self.waiting.next = false;
         match self.state.q.val() {
             BridgeState::Cmd => {
                 if self.rx_valid.val() {
@@ -147,20 +182,18 @@ impl Logic for UartBridge {
                 }
             }
             BridgeState::Len => {
-                self.idle_timer.d.next = self.idle_timer.q.val() + 1;
+                self.waiting.next = !self.rx_valid.val();
                 if self.rx_valid.val() {
                     self.rx_take.next = true;
-                    self.idle_timer.d.next = 0.into();
                     self.words_left.d.next = self.rx_data.val();
                     self.byte_index.d.next = 0.into();
                     self.state.d.next = BridgeState::Addr;
                 }
             }
             BridgeState::Addr => {
-                self.idle_timer.d.next = self.idle_timer.q.val() + 1;
+                self.waiting.next = !self.rx_valid.val();
                 if self.rx_valid.val() {
                     self.rx_take.next = true;
-                    self.idle_timer.d.next = 0.into();
                     self.word_addr.d.next =
                         (self.word_addr.q.val() << 8) | bit_cast::<32, 8>(self.rx_data.val());
                     self.byte_index.d.next = self.byte_index.q.val() + 1;
@@ -176,10 +209,9 @@ impl Logic for UartBridge {
                 }
             }
             BridgeState::WData => {
-                self.idle_timer.d.next = self.idle_timer.q.val() + 1;
+                self.waiting.next = !self.rx_valid.val();
                 if self.rx_valid.val() {
                     self.rx_take.next = true;
-                    self.idle_timer.d.next = 0.into();
                     self.data.d.next =
                         (self.data.q.val() << 8) | bit_cast::<32, 8>(self.rx_data.val());
                     self.byte_index.d.next = self.byte_index.q.val() + 1;
@@ -189,11 +221,15 @@ impl Logic for UartBridge {
                 }
             }
             BridgeState::WBus => {
-                self.bus_sel.next = true;
-                self.bus_enable.next = self.phase_access.q.val();
-                self.phase_access.d.next = true;
-                if self.phase_access.q.val() & self.bus_ready.val() {
-                    self.phase_access.d.next = false;
+                if self.phase.q.val() != 3 {
+                    self.phase.d.next = self.phase.q.val() + 1;
+                }
+                if (self.phase.q.val() == 3) & self.bus_ready.val() {
+                    self.phase.d.next = 4.into();
+                }
+                if self.phase.q.val() == 4 {
+                    // DONE: the write ended at the last edge.
+                    self.phase.d.next = 0.into();
                     self.words_left.d.next = self.words_left.q.val() - 1;
                     if self.incr.val() {
                         self.word_addr.d.next = self.word_addr.q.val() + 1;
@@ -206,48 +242,64 @@ impl Logic for UartBridge {
                 }
             }
             BridgeState::RBus => {
-                self.bus_sel.next = true;
-                self.bus_enable.next = self.phase_access.q.val();
-                self.phase_access.d.next = true;
-                if self.phase_access.q.val() & self.bus_ready.val() {
-                    self.phase_access.d.next = false;
-                    self.data.d.next = self.bus_rdata.val();
+                if self.phase.q.val() != 3 {
+                    self.phase.d.next = self.phase.q.val() + 1;
+                }
+                if (self.phase.q.val() == 3) & self.bus_ready.val() {
+                    self.phase.d.next = 4.into();
+                }
+                if self.phase.q.val() == 4 {
+                    // CAPTURE: the data of the ready edge.
+                    self.phase.d.next = 0.into();
+                    self.data.d.next = self.rdata_q.q.val();
                     self.byte_index.d.next = 0.into();
                     self.state.d.next = BridgeState::RSend;
                 }
             }
             BridgeState::RSend => {
-                // `tx_ready` falls at the edge that takes a byte, so one byte per frame.
-                if self.tx_ready.val() {
+                // `tx_ready` falls at the edge that takes a byte, so one byte per frame; its
+                // registered copy is trusted from the second edge after a start.
+                if self.tx_ready_q.q.val() & (!self.tx_sent.q.val()) {
                     self.tx_start.next = true;
+                    self.tx_sent.d.next = true;
                     self.data.d.next = self.data.q.val() << 8;
                     self.byte_index.d.next = self.byte_index.q.val() + 1;
                     if self.byte_index.q.val() == 3 {
-                        self.words_left.d.next = self.words_left.q.val() - 1;
-                        if self.incr.val() {
-                            self.word_addr.d.next = self.word_addr.q.val() + 1;
-                        }
-                        if self.words_left.q.val() == 1 {
-                            self.state.d.next = BridgeState::Cmd;
-                        } else {
-                            self.state.d.next = BridgeState::RBus;
-                        }
+                        self.state.d.next = BridgeState::RNext;
                     }
+                }
+            }
+            BridgeState::RNext => {
+                self.words_left.d.next = self.words_left.q.val() - 1;
+                if self.incr.val() {
+                    self.word_addr.d.next = self.word_addr.q.val() + 1;
+                }
+                if self.words_left.q.val() == 1 {
+                    self.state.d.next = BridgeState::Cmd;
+                } else {
+                    self.state.d.next = BridgeState::RBus;
                 }
             }
             _ => {
                 self.state.d.next = BridgeState::Cmd;
             }
         }
-        if self.idle_timer.q.val() == self.timeout.val() {
+        if self.waiting.val() {
+            self.idle_timer.d.next = self.idle_timer.q.val() + 1;
+        }
+        self.to_hit.d.next =
+            self.waiting.val() & (self.idle_timer.q.val() == self.timeout_m1.val());
+        if self.to_hit.q.val() {
             self.state.d.next = BridgeState::Cmd;
             self.idle_timer.d.next = 0.into();
+            self.to_hit.d.next = false;
             self.timed_out_q.d.next = true;
         }
         if self.rst.val() {
             self.state.d.next = BridgeState::Cmd;
-            self.phase_access.d.next = false;
+            self.phase.d.next = 0.into();
             self.idle_timer.d.next = 0.into();
+            self.to_hit.d.next = false;
         }
         self.active.next = self.state.q.val() != BridgeState::Cmd;
         self.timed_out.next = self.timed_out_q.q.val();

@@ -2,13 +2,14 @@
 //! FT2232H USB UART): board logic, pins and bitstream flow; no PMCG logic (that is `pmcg-hdl`).
 //!
 //! ```text
-//!   100 MHz ─► PLL (top.rs) ─► BoardCore (board.rs): UART ─► UartBridge ─► PMCG APB | board block
+//!   100 MHz (P7, top.rs) ─► BoardCore (board.rs): UART ─► UartBridge ─► PMCG APB | board block
 //!                                                    traffic lanes ─► PMCG ─► MSI sink, IRQ count, LEDs
 //!   host (src/board.rs) ─ Transport (serial port | simulated UART over sim.rs) ─► bridge protocol
 //! ```
 
 pub mod board;
 pub mod bridge;
+pub mod fifo;
 pub mod host;
 pub mod map;
 pub mod msi_sink;
@@ -17,5 +18,5 @@ pub mod top;
 pub mod traffic;
 pub mod uart;
 
-/// The PMCG clock on the board, in Hz: 100 MHz through the iCE40 PLL (top.rs).
-pub const CLOCK_HZ: u32 = 60_000_000;
+/// The PMCG clock on the board, in Hz: the 100 MHz oscillator itself, no PLL (top.rs).
+pub const CLOCK_HZ: u32 = 100_000_000;

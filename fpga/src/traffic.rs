@@ -58,7 +58,15 @@ pub struct TrafficLane {
     sid_q: DFF<Bits<32>>,
     ss_q: DFF<Bits<3>>,
     nosid_q: DFF<Bit>,
+    /// `fire` of the next cycle, from the next busy and phase (RATE_MASK as of this cycle).
+    fire_q: DFF<Bit>,
     fire: Signal<Local, Bit>,
+    phase_p1: Signal<Local, Bits<16>>,
+    /// x + 1 as two 16-bit halves (the high half's carry-in is "low half all ones"), so the
+    /// carry chain is 16 bits long, not 32.
+    x_lo_p1: Signal<Local, Bits<16>>,
+    x_hi_p1: Signal<Local, Bits<16>>,
+    x_inc: Signal<Local, Bits<32>>,
 }
 
 impl Default for TrafficLane {
@@ -92,7 +100,12 @@ impl Default for TrafficLane {
             sid_q: Default::default(),
             ss_q: Default::default(),
             nosid_q: Default::default(),
+            fire_q: Default::default(),
             fire: Default::default(),
+            phase_p1: Default::default(),
+            x_lo_p1: Default::default(),
+            x_hi_p1: Default::default(),
+            x_inc: Default::default(),
         }
     }
 }
@@ -111,9 +124,22 @@ impl Logic for TrafficLane {
             events_q,
             sid_q,
             ss_q,
-            nosid_q
+            nosid_q,
+            fire_q
         );
-        self.fire.next = self.busy_r.q.val() & ((self.phase.q.val() & self.rate_mask.val()) == 0);
+        // fire = busy & (phase & RATE_MASK) == 0, kept in a flip-flop set from the next busy
+        // and phase (the RATE_MASK register changes an edge later than it would otherwise count).
+        self.fire.next = self.fire_q.q.val();
+        self.phase_p1.next = self.phase.q.val() + 1;
+        self.x_lo_p1.next = self.x.q.val().get_bits::<16>(0) + 1;
+        self.x_hi_p1.next = self.x.q.val().get_bits::<16>(16) + 1;
+        self.x_inc.next = (bit_cast::<32, 16>(self.x.q.val().get_bits::<16>(16)) << 16)
+            | bit_cast::<32, 16>(self.x_lo_p1.val());
+        if self.x.q.val().get_bits::<16>(0) == 0xFFFF {
+            self.x_inc.next = (bit_cast::<32, 16>(self.x_hi_p1.val()) << 16)
+                | bit_cast::<32, 16>(self.x_lo_p1.val());
+        }
+        self.fire_q.d.next = false;
         self.valid_q.d.next = self.fire.val();
         self.events_q.d.next = self.events.val();
         self.sid_q.d.next =
@@ -121,15 +147,17 @@ impl Logic for TrafficLane {
         self.ss_q.d.next = self.mode.val().get_bits::<3>(4);
         self.nosid_q.d.next = self.mode.val().get_bit(7);
         if self.busy_r.q.val() {
-            self.phase.d.next = self.phase.q.val() + 1;
+            self.phase.d.next = self.phase_p1.val();
             self.cycles_left.d.next = self.cycles_left.q.val() - 1;
+            self.fire_q.d.next = (self.phase_p1.val() & self.rate_mask.val()) == 0;
             if self.cycles_left.q.val() == 1 {
                 self.busy_r.d.next = false;
+                self.fire_q.d.next = false;
             }
         }
         if self.fire.val() {
             if self.mode.val().get_bits::<2>(0) == 1 {
-                self.x.d.next = self.x.q.val() + 1;
+                self.x.d.next = self.x_inc.val();
             }
             if self.mode.val().get_bits::<2>(0) == 2 {
                 self.x.d.next = self.x.q.val() >> 1;
@@ -140,6 +168,7 @@ impl Logic for TrafficLane {
         }
         if self.start.val() {
             self.busy_r.d.next = self.burst.val() != 0;
+            self.fire_q.d.next = self.burst.val() != 0;
             self.cycles_left.d.next = self.burst.val();
             self.phase.d.next = 0.into();
             self.x.d.next = self.seed.val();
@@ -149,6 +178,7 @@ impl Logic for TrafficLane {
         }
         if self.stop.val() | self.rst.val() {
             self.busy_r.d.next = false;
+            self.fire_q.d.next = false;
         }
         if self.rst.val() {
             self.valid_q.d.next = false;

@@ -1,4 +1,4 @@
-//! `Bram`: a 64-row block RAM with one clock, one read port and one write port, whose read at a
+//! `Bram`: a block RAM of 2^A rows (64 by default) with one clock, one read port and one write port, whose read at a
 //! write to the same row is undefined (and poisoned in simulation), so Yosys maps it to iCE40
 //! block RAM without read-first emulation.
 //!
@@ -27,23 +27,23 @@
 
 use rust_hdl::prelude::*;
 
-/// Address bits of every `Bram` (64 rows: the largest configuration).
+/// Address bits of the register file's `Bram`s (64 rows: the largest configuration).
 pub const BRAM_ADDR_BITS: usize = 6;
-const ROWS: usize = 1 << BRAM_ADDR_BITS;
 
-/// A hand-written primitive (like `MatchRegs`): `update` and `hdl` are the same logic.
-pub struct Bram<const W: usize> {
+/// A hand-written primitive (like `MatchRegs`): `update` and `hdl` are the same logic. `A`
+/// address bits (the board's FIFOs take other depths: fpga/src/fifo.rs).
+pub struct Bram<const W: usize, const A: usize = BRAM_ADDR_BITS> {
     pub clock: Signal<In, Clock>,
-    pub read_address: Signal<In, Bits<BRAM_ADDR_BITS>>,
+    pub read_address: Signal<In, Bits<A>>,
     /// The row read at the last edge (registered, like the block RAM's output).
     pub read_data: Signal<Out, Bits<W>>,
-    pub write_address: Signal<In, Bits<BRAM_ADDR_BITS>>,
+    pub write_address: Signal<In, Bits<A>>,
     pub write_data: Signal<In, Bits<W>>,
     pub write_enable: Signal<In, Bit>,
     rows: Vec<Bits<W>>,
 }
 
-impl<const W: usize> Default for Bram<W> {
+impl<const W: usize, const A: usize> Default for Bram<W, A> {
     fn default() -> Self {
         Bram {
             clock: Default::default(),
@@ -52,12 +52,12 @@ impl<const W: usize> Default for Bram<W> {
             write_address: Default::default(),
             write_data: Default::default(),
             write_enable: Default::default(),
-            rows: vec![Bits::<W>::default(); ROWS],
+            rows: vec![Bits::<W>::default(); 1 << A],
         }
     }
 }
 
-impl<const W: usize> Logic for Bram<W> {
+impl<const W: usize, const A: usize> Logic for Bram<W, A> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             let ra = self.read_address.val().index();
@@ -99,12 +99,12 @@ always @(posedge clock) begin
 end
 ",
             msb = W - 1,
-            last = ROWS - 1,
+            last = (1usize << A) - 1,
         ))
     }
 }
 
-impl<const W: usize> Block for Bram<W> {
+impl<const W: usize, const A: usize> Block for Bram<W, A> {
     fn connect_all(&mut self) {
         self.connect();
         self.clock.connect_all();
