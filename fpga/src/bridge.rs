@@ -73,6 +73,7 @@ pub struct UartBridge {
     /// A bus transfer's cycle: 0 and 1 PRE, 2 SETUP, 3 ACCESS, 4 after the ready edge (a read's
     /// CAPTURE, a write's DONE); 0 outside one.
     phase: DFF<Bits<3>>,
+    phase_step: Signal<Local, Bits<3>>,
     /// `bus_rdata` at the last edge.
     rdata_q: DFF<Bits<32>>,
     /// `tx_ready` at the last edge, and a byte started at the last edge: `tx_ready` falls at
@@ -118,6 +119,7 @@ impl UartBridge {
             data: Default::default(),
             byte_index: Default::default(),
             phase: Default::default(),
+            phase_step: Default::default(),
             rdata_q: Default::default(),
             tx_ready_q: Default::default(),
             tx_sent: Default::default(),
@@ -162,6 +164,12 @@ impl Logic for UartBridge {
         // SETUP and ACCESS select; ACCESS enables (phase is 0 outside a transfer).
         self.bus_sel.next = (self.phase.q.val() == 2) | (self.phase.q.val() == 3);
         self.bus_enable.next = self.phase.q.val() == 3;
+        // A transfer's next phase (both bus states): PRE, PRE, SETUP, then ACCESS until the ready
+        // edge (4 is the cycle after it, which each state ends itself).
+        self.phase_step.next = self.phase.q.val() + 1;
+        if (self.phase.q.val() == 3) & (!self.bus_ready.val()) {
+            self.phase_step.next = 3.into();
+        }
         self.rdata_q.d.next = self.bus_rdata.val();
         self.bus_write.next = self.is_write.val();
         self.bus_addr.next = self.word_addr.q.val() << 2;
@@ -221,12 +229,7 @@ impl Logic for UartBridge {
                 }
             }
             BridgeState::WBus => {
-                if self.phase.q.val() != 3 {
-                    self.phase.d.next = self.phase.q.val() + 1;
-                }
-                if (self.phase.q.val() == 3) & self.bus_ready.val() {
-                    self.phase.d.next = 4.into();
-                }
+                self.phase.d.next = self.phase_step.val();
                 if self.phase.q.val() == 4 {
                     // DONE: the write ended at the last edge.
                     self.phase.d.next = 0.into();
@@ -242,12 +245,7 @@ impl Logic for UartBridge {
                 }
             }
             BridgeState::RBus => {
-                if self.phase.q.val() != 3 {
-                    self.phase.d.next = self.phase.q.val() + 1;
-                }
-                if (self.phase.q.val() == 3) & self.bus_ready.val() {
-                    self.phase.d.next = 4.into();
-                }
+                self.phase.d.next = self.phase_step.val();
                 if self.phase.q.val() == 4 {
                     // CAPTURE: the data of the ready edge.
                     self.phase.d.next = 0.into();
