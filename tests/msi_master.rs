@@ -312,7 +312,6 @@ fn run(dut: &mut dyn MsiDut, seed: u64, cycles: u64) -> Stats {
     let (mut aw_done, mut w_done) = (false, false);
     let (mut b_wait, mut b_resp): (Option<u32>, u8) = (None, 0);
     let mut en = false;
-    let mut held = (0u32, 0u32, 0u32);
     for t in 0..cycles {
         let want = model.outputs();
         let rst = t == 0 || rng.gen_ratio(1, 1000);
@@ -325,19 +324,9 @@ fn run(dut: &mut dyn MsiDut, seed: u64, cycles: u64) -> Stats {
             bresp: b_resp,
             // The register file issues only with nothing outstanding.
             issue: !want.busy && rng.gen_ratio(1, 4),
-            // The caller holds the address and data while an MSI is outstanding (IRQ_CFG0/1
-            // are Guarded by IRQ_CTRLACK, 1 while busy); AWPROT and MPAM may change.
-            addr_lo: if want.busy {
-                held.0
-            } else {
-                rng.gen::<u32>() & !3
-            },
-            addr_hi: if want.busy {
-                held.1
-            } else {
-                rng.gen::<u32>() & 0xFFFF
-            },
-            data: if want.busy { held.2 } else { rng.gen() },
+            addr_lo: rng.gen::<u32>() & !3,
+            addr_hi: rng.gen::<u32>() & 0xFFFF,
+            data: rng.gen(),
             prot: rng.gen_range(0..8),
             mpam: rng.gen(),
             en_next: {
@@ -348,7 +337,6 @@ fn run(dut: &mut dyn MsiDut, seed: u64, cycles: u64) -> Stats {
             },
             owed_next: rng.gen_ratio(1, 6),
         };
-        held = (i.addr_lo, i.addr_hi, i.data);
         let got = dut.cycle(&i);
         assert_eq!(
             got,

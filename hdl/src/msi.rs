@@ -7,9 +7,8 @@
 //!   RegFile ── issue, addr_lo/hi, data, prot, en_next ──► MsiMaster ── busy, ack, abt ──► RegFile
 //!                                                          │
 //!   AWREADY WREADY BVALID BRESP (live, sampled at the edge)┘──► AWVALID AWADDR AWPROT WVALID
-//!                                                               WDATA BREADY (from registers only)
-//!   issue ─► aw_v = w_v = busy = 1, AWPROT and MPAM latched (AWADDR and WDATA are the
-//!            caller's IRQ_CFG0/1 registers, which it holds while `busy`: see `addr_lo`)
+//!                                                               WDATA BREADY (registers only)
+//!   issue ─► aw_v = w_v = busy = 1, payload latched
 //!   aw_v falls when AWREADY is sampled, w_v with WREADY; BREADY = busy & !aw_v & !w_v
 //!   BVALID & BREADY ─► busy = 0, BRESP[1] ─► IRQ_ABT
 //!   ACK := EN_next | (ACK & (busy_next | owed_next)); IRQ_ABT cleared when ACK goes 0 -> 1
@@ -31,16 +30,12 @@ pub struct MsiMaster {
     pub bresp: Signal<In, Bits<2>>,
     /// Issue an MSI at this edge (the register file decides; only when `busy` is 0).
     pub issue: Signal<In, Bit>,
-    /// The MSI's address bits [31:0] and [63:32] and data: registers the caller holds from the
-    /// issuing edge until `busy` falls (IRQ_CFG0/1 are Guarded by IRQ_CTRLACK.IRQEN, which
-    /// is 1 while `busy`: 10.5.2.21-22), so they drive AWADDR / WDATA directly, with no copy
-    /// (96 flip-flops fewer, each a logic cell of its own: issue 11).
+    /// The payload to latch at the issuing edge: address bits [31:0] and [63:32], data, AWPROT.
     pub addr_lo: Signal<In, Bits<32>>,
     pub addr_hi: Signal<In, Bits<32>>,
     pub data: Signal<In, Bits<32>>,
-    /// AWPROT, latched at the issuing edge (its source, SCR, is not Guarded).
     pub prot: Signal<In, Bits<3>>,
-    /// MPAM sidebands of the MSI (CFGR.MPAM), latched like AWPROT (GMPAM is not Guarded).
+    /// MPAM sidebands of the MSI (CFGR.MPAM), latched like the payload.
     pub mpam: Signal<In, Bits<32>>,
     /// IRQ_CTRL.IRQEN after this edge.
     pub en_next: Signal<In, Bit>,
@@ -64,6 +59,9 @@ pub struct MsiMaster {
     aw_v: DFF<Bit>,
     w_v: DFF<Bit>,
     busy_r: DFF<Bit>,
+    addr_lo_r: DFF<Bits<32>>,
+    addr_hi_r: DFF<Bits<32>>,
+    data_r: DFF<Bits<32>>,
     prot_r: DFF<Bits<3>>,
     mpam_r: DFF<Bits<32>>,
     ack_r: DFF<Bit>,
@@ -76,7 +74,10 @@ pub struct MsiMaster {
 impl Logic for MsiMaster {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, aw_v, w_v, busy_r, prot_r, mpam_r, ack_r, abt_r);
+        dff_setup!(
+            self, clock, aw_v, w_v, busy_r, addr_lo_r, addr_hi_r, data_r, prot_r, mpam_r, ack_r,
+            abt_r
+        );
         // VALIDs fall at the edge that samples their READY; nothing else looks at READY.
         self.aw_v.d.next = self.aw_v.q.val() & (!self.awready.val());
         self.w_v.d.next = self.w_v.q.val() & (!self.wready.val());
@@ -84,10 +85,13 @@ impl Logic for MsiMaster {
         self.accept_b.next =
             self.busy_r.q.val() & (!self.aw_v.q.val()) & (!self.w_v.q.val()) & self.bvalid.val();
         self.busy_next.next = self.busy_r.q.val() & (!self.accept_b.val());
-        // AWPROT and MPAM follow their sources at every edge with nothing outstanding, the issuing
-        // edge included, and hold while an MSI is: the same values as latching at the issue,
+        // The payload follows its sources at every edge with nothing outstanding, the issuing
+        // edge included, and holds while an MSI is: the same values as latching at the issue,
         // with the load enable a register rather than the overflow-to-issue logic.
         if !self.busy_r.q.val() {
+            self.addr_lo_r.d.next = self.addr_lo.val();
+            self.addr_hi_r.d.next = self.addr_hi.val();
+            self.data_r.d.next = self.data.val();
             self.prot_r.d.next = self.prot.val();
             self.mpam_r.d.next = self.mpam.val();
         }
@@ -128,13 +132,13 @@ impl Logic for MsiMaster {
         self.wdata.next = 0.into();
         self.wstrb.next = 0.into();
         if self.aw_v.q.val() {
-            self.awaddr_lo.next = self.addr_lo.val();
-            self.awaddr_hi.next = self.addr_hi.val();
+            self.awaddr_lo.next = self.addr_lo_r.q.val();
+            self.awaddr_hi.next = self.addr_hi_r.q.val();
             self.awprot.next = self.prot_r.q.val();
             self.msi_mpam.next = self.mpam_r.q.val();
         }
         if self.w_v.q.val() {
-            self.wdata.next = self.data.val();
+            self.wdata.next = self.data_r.q.val();
             self.wstrb.next = 0xFu64.into();
         }
         self.bready.next = self.busy_r.q.val() & (!self.aw_v.q.val()) & (!self.w_v.q.val());

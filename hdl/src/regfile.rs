@@ -18,11 +18,10 @@
 //!        ├──► counter n: write strobes, merged write data (AND-OR over the element selects),
 //!        │    FilterDecoder (filter_decode.rs): registered EVTYPER/SMR ──► CARE, mode bits,
 //!        │    event selection, and SMRn, loaded into FilterMatch one edge later
-//!        └──► read mux stage 1 (AND-OR) ──► rq_word (upper parts with their pending carries:
-//!             the hold's prefetch + 1 selected), rq_misc (registered, first access cycle);
-//!             counters' and shadows' low words by region-gated selects registered in the hold
-//!             (csel_r, ssel_r) ──► per group of 16 ──► rq_c0..3, rq_s0..3
-//!               ──► stage 2: OR of the parts and groups, no adder ──► rd_data (PRDATA in the
+//!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_misc, rq_add (registered, first access
+//!             cycle); counters' and shadows' low words by region-gated selects registered in
+//!             the hold (csel_r, ssel_r) ──► per group of 16 ──► rq_c0..3, rq_s0..3
+//!               ──► stage 2: + pending carry, OR of the groups ──► rd_data (PRDATA in the
 //!                   second access cycle)
 //!   lane_* (registered lanes), SCR/ROOTCR, CR.E, CNTEN ──► FilterMatch (filter_match.rs):
 //!        every counter's event selection, filter registers and accepted security states; the
@@ -257,6 +256,7 @@ pub struct RegFile {
     lo_mask: Constant<Bits<16>>,
     lo_top: Constant<Bits<16>>,
     lo_shift: Constant<Bits<32>>,
+    lo_mask32: Constant<Bits<32>>,
     /// EVTYPER0's and SMR0's reset values (every EVTYPER's and SMR's: checked in `new`).
     evtyper0_reset: Constant<Bits<32>>,
     smr0_reset: Constant<Bits<32>>,
@@ -336,17 +336,30 @@ pub struct RegFile {
     csel_r: DFF<Bits<64>>,
     ssel_r: DFF<Bits<64>>,
     clo_r: DFF<Bit>,
-    /// Stage 1's word: every upper part with its pending carry already added (the prefetch
-    /// plus one is a register of the hold, selected by the pending carry: `hi_eff`, `mhi_eff`,
-    /// `shi_eff`, `mshi_eff`), so stage 2 has no adder in front of PRDATA (32x64's critical
-    /// path on three of six seeds at 0b1d2e2 ran from `rq_word` through the increment of bits
-    /// [31:L] into PRDATA, 43-49 segments).
     rq_word: DFF<Bits<32>>,
+    rq_add: DFF<Bit>,
+    /// A low word's bits [31:L] still take their pending carry (stage 2 adds 2^L).
+    rq_addm: DFF<Bit>,
     /// An SVR read in the cycle after a capture sees the counter (`svr_load`): stage 1 registers
-    /// the counter's word beside the shadow's, and `rq_sl` selects it in stage 2, so the OR
-    /// over the capture requests stays out of the read mux.
+    /// the counter's word and pending-carry flags beside the shadow's, and `rq_sl` selects
+    /// them in stage 2, so the OR over the capture requests stays out of the read mux.
     rq_ctr: DFF<Bits<32>>,
+    rq_cadd: DFF<Bit>,
+    rq_caddm: DFF<Bit>,
     rq_sl: DFF<Bit>,
+    /// Bits [15:0] of `rq_word` / `rq_ctr` are all ones (a +1 carries into bit 16), from
+    /// stage 1's sources: stage 2's increments are two 16-bit carry chains side by side, not
+    /// one of 32 bits in front of PRDATA.
+    rq_lo1: DFF<Bit>,
+    rq_clo1: DFF<Bit>,
+    /// Stage 2's increments: each half of `rq_word` and `rq_ctr` plus one.
+    inc_lo: Signal<Local, Bits<32>>,
+    inc_hi: Signal<Local, Bits<32>>,
+    inc_clo: Signal<Local, Bits<32>>,
+    inc_chi: Signal<Local, Bits<32>>,
+    /// Stage 2's increments of bits [31:L] (mid's pending carry) of `rq_word` and `rq_ctr`.
+    inc_m: Signal<Local, Bits<32>>,
+    inc_cm: Signal<Local, Bits<32>>,
     rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
@@ -397,8 +410,10 @@ pub struct RegFile {
     /// OVS would be with the overflows written at their own edge (10.2.1), and reads and OVS
     /// writes act on it.
     ovs_eff: Signal<Local, Bits<64>>,
-    /// The high word with its pending carry (`hi_eff`, `svr_hi_now`: selected, no adder).
     snap: DFF<Bits<32>>,
+    /// The snapshot's pending carry, added by the read mux's second stage (no adder in front
+    /// of the snapshot register).
+    snap_add: DFF<Bit>,
     snap_addr: DFF<Bits<32>>,
     snap_valid: DFF<Bit>,
     /// The wired interrupt and the MSI's pending and issue (irq_issue.rs).
@@ -527,17 +542,9 @@ pub struct RegFile {
     cap: CaptureTrigger,
     /// The SVRs load the counters' q at this edge: a capture happened at the last edge.
     svr_load: Signal<Local, Bit>,
-    /// SVRn's high word of the addressed counter as a read sees it, its pending carry added
-    /// (the counter itself while `svr_load`).
+    /// SVRn of the addressed counter as a read sees it (the counter itself while `svr_load`).
     svr_hi_now: Signal<Local, Bits<32>>,
-    /// The addressed counter's bits [31:L] with their pending carry (`mpf1_r` or `mpf_v`), and
-    /// the addressed shadow's upper parts with theirs (`spf1_r` / `mspf1_r`: the shadow's
-    /// prefetch plus one, a cycle behind it; see `shi_eff` in `update`).
-    mhi_eff: Signal<Local, Bits<32>>,
-    shi_eff: Signal<Local, Bits<32>>,
-    mshi_eff: Signal<Local, Bits<32>>,
-    spf1_r: DFF<Bits<32>>,
-    mspf1_r: DFF<Bits<32>>,
+    svr_hi_add: Signal<Local, Bit>,
     svr_in: Signal<Local, Bit>,
     sel_spend: Signal<Local, Bit>,
     sel_smpend: Signal<Local, Bit>,
@@ -547,7 +554,7 @@ pub struct RegFile {
     /// in the access cycle of a held transfer, whose select did not change at the last edge:
     /// `sel_spend` and
     /// `sel_smpend` come from flip-flops, not from an AND-OR over the counters behind the
-    /// decoder's select (the 16x64 critical path into the snapshot's pending carry).
+    /// decoder's select (the 16x64 critical path into `snap_add`).
     selsp_r: DFF<Bit>,
     selsmp_r: DFF<Bit>,
     svrl_r: DFF<Bit>,
@@ -773,7 +780,19 @@ impl RegFile {
             csel_r: Default::default(),
             ssel_r: Default::default(),
             clo_r: Default::default(),
+            rq_add: Default::default(),
+            rq_addm: Default::default(),
             rq_ctr: Default::default(),
+            rq_cadd: Default::default(),
+            rq_lo1: Default::default(),
+            rq_clo1: Default::default(),
+            inc_lo: Default::default(),
+            inc_hi: Default::default(),
+            inc_clo: Default::default(),
+            inc_chi: Default::default(),
+            inc_m: Default::default(),
+            inc_cm: Default::default(),
+            rq_caddm: Default::default(),
             rq_sl: Default::default(),
             rq_done: Default::default(),
             irq: Default::default(),
@@ -829,6 +848,7 @@ impl RegFile {
             lo_mask: Constant::new(lo_mask.into()),
             lo_top: Constant::new((lo_mask & 0xFFF0).into()),
             lo_shift: c32(lo_bits as u64),
+            lo_mask32: c32(lo_mask),
             evtyper0_reset: c32(reset(RegId::Evtyper(0))),
             smr0_reset: c32(reset(RegId::Smr(0))),
             lo_now: Default::default(),
@@ -886,6 +906,7 @@ impl RegFile {
             ovs: Default::default(),
             ovs_eff: Default::default(),
             snap: Default::default(),
+            snap_add: Default::default(),
             snap_addr: Default::default(),
             snap_valid: Default::default(),
             iss: IrqIssue::new(cfg.msi, None),
@@ -959,11 +980,7 @@ impl RegFile {
             cap: CaptureTrigger::new(n, cfg.capture, None),
             svr_load: Default::default(),
             svr_hi_now: Default::default(),
-            mhi_eff: Default::default(),
-            shi_eff: Default::default(),
-            mshi_eff: Default::default(),
-            spf1_r: Default::default(),
-            mspf1_r: Default::default(),
+            svr_hi_add: Default::default(),
             svr_in: Default::default(),
             sel_spend: Default::default(),
             sel_smpend: Default::default(),
@@ -1037,10 +1054,9 @@ impl Logic for RegFile {
             inten,
             ovs,
             snap,
+            snap_add,
             snap_hit,
             snap_addr,
-            spf1_r,
-            mspf1_r,
             snap_valid,
             msi_addr_nz,
             export_r,
@@ -1060,6 +1076,7 @@ impl Logic for RegFile {
             fd_idx,
             rq_word,
             rq_misc,
+            rq_add,
             rq_done,
             pf1_r,
             hbx_r,
@@ -1092,8 +1109,13 @@ impl Logic for RegFile {
             mones1_r,
             mm10_r,
             mm11_r,
+            rq_addm,
             rq_ctr,
+            rq_cadd,
+            rq_caddm,
             rq_sl,
+            rq_lo1,
+            rq_clo1,
             csel_r,
             ssel_r,
             clo_r,
@@ -1272,37 +1294,11 @@ impl Logic for RegFile {
         // the counter's value is the captured one.
         self.svr_load.next = self.cap.svr_load.val();
         self.svrl_r.d.next = self.svr_load.val();
-        // The same for bits [31:L], and for the shadow's upper parts: their prefetch plus one,
-        // registered a cycle behind it like `pf1_r`. The shadow's prefetch changes in a hold
-        // only at the prefetch's visit (before `ready`, long before the read's stage 1) and at
-        // a capture's edge (`svr_load`), where it becomes the counter's (`pf`, which does not
-        // change under a transfer): in the cycle after that edge (`svrl_r`) its value plus one
-        // is the counter's, `pf1_r` / `mpf1_r`. (Registering the bank's next shadow prefetch
-        // plus one instead put the capture request's OR, the prefetch's select and a 32-bit
-        // carry chain into one cycle: 77 MHz on 32x64's seed 4.)
-        self.mhi_eff.next = self.mpf_v.val();
-        if self.msel_pend.val() {
-            self.mhi_eff.next = self.mpf1_r.q.val();
-        }
-        self.mspf1_r.d.next = (self.mspf_v.val() + 1u64) & self.mid_max.val();
-        self.spf1_r.d.next = (self.spf_v.val() + 1u64) & self.hi_max.val();
-        self.shi_eff.next = self.spf_v.val();
-        if self.sel_spend.val() {
-            self.shi_eff.next = self.spf1_r.q.val();
-            if self.svrl_r.q.val() {
-                self.shi_eff.next = self.pf1_r.q.val();
-            }
-        }
-        self.mshi_eff.next = self.mspf_v.val();
-        if self.sel_smpend.val() {
-            self.mshi_eff.next = self.mspf1_r.q.val();
-            if self.svrl_r.q.val() {
-                self.mshi_eff.next = self.mpf1_r.q.val();
-            }
-        }
-        self.svr_hi_now.next = self.shi_eff.val();
+        self.svr_hi_now.next = self.spf_v.val();
+        self.svr_hi_add.next = self.sel_spend.val();
         if self.svr_load.val() {
-            self.svr_hi_now.next = self.hi_eff.val();
+            self.svr_hi_now.next = self.pf_v.val();
+            self.svr_hi_add.next = self.sel_pend.val();
         }
         // ---- Split 64-bit counter writes (10.5: 64-bit atomicity is IMPLEMENTATION DEFINED;
         // docs/behaviour.md "Split 64-bit counter writes"). A low-word write opens the pair with
@@ -1849,7 +1845,8 @@ impl Logic for RegFile {
             & self.evc_in.val()
             & (!self.evc_hiword.val())
         {
-            self.snap.d.next = self.hi_eff.val();
+            self.snap.d.next = self.pf_v.val();
+            self.snap_add.d.next = self.sel_pend.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
@@ -1860,13 +1857,14 @@ impl Logic for RegFile {
             & (!self.evc_hiword.val())
         {
             self.snap.d.next = self.svr_hi_now.val();
+            self.snap_add.d.next = self.svr_hi_add.val();
             self.snap_addr.d.next = self.word_addr.val() + 4;
             self.snap_valid.d.next = true;
         }
         // ---- Read mux, two stages (docs/behaviour.md "APB4 completer": one wait state) -------
         // Stage 1, in the read's first access cycle: the selected word of this cycle's state,
         // registered at its edge in two parts, the single registers (`rq_misc`) and the arrays
-        // (`rq_word`, the upper parts with their pending carries); stage 2 joins
+        // (`rq_word`, with a high part's pending carry still to add: `rq_add`); stage 2 joins
         // them. The selects are one-hot (decoded in the setup cycle): each mux is an OR of terms.
         self.rd_misc.next = self.dec.ro_val.val();
         if self.dec.cr.val() {
@@ -1924,35 +1922,51 @@ impl Logic for RegFile {
             self.rd_misc.next = self.rd_misc.val() | self.ovs_eff.val().get_bits::<32>(32);
         }
         self.rd_word.next = 0.into();
+        self.rq_lo1.d.next = false;
+        self.rq_clo1.d.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
+        self.rq_add.d.next = false;
+        self.rq_addm.d.next = false;
         self.rq_ctr.d.next = 0.into();
+        self.rq_cadd.d.next = false;
+        self.rq_caddm.d.next = false;
         self.rq_sl.d.next = false;
         if self.evc_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.q.val() {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
+                    self.rq_add.d.next = self.snap_add.q.val();
+                    self.rq_lo1.d.next = (self.snap.q.val() & 0xFFFFu64) == 0xFFFFu64;
                 } else {
-                    self.rd_word.next = self.rd_word.val() | self.hi_eff.val();
+                    self.rd_word.next = self.rd_word.val() | self.pf_v.val();
+                    self.rq_add.d.next = self.sel_pend.val();
+                    self.rq_lo1.d.next = (self.pf_v.val() & 0xFFFFu64) == 0xFFFFu64;
                 }
             } else {
                 // (Bits [L-1:0]: `rq_c*`; likewise for an SVR and the counter it sees.)
-                self.rd_word.next =
-                    self.rd_word.val() | (self.mhi_eff.val() << self.lo_shift.val());
+                self.rd_word.next = self.rd_word.val() | (self.mpf_v.val() << self.lo_shift.val());
+                self.rq_addm.d.next = self.msel_pend.val();
             }
         }
         if self.svr_in.val() {
             if self.evc_hiword.val() {
                 if self.snap_hit.q.val() {
                     self.rd_word.next = self.rd_word.val() | self.snap.q.val();
+                    self.rq_add.d.next = self.snap_add.q.val();
+                    self.rq_lo1.d.next = (self.snap.q.val() & 0xFFFFu64) == 0xFFFFu64;
                 } else {
                     // The SVR, or the counter in the cycle after a capture (`rq_sl`).
-                    self.rd_word.next = self.rd_word.val() | self.shi_eff.val();
-                    self.rq_ctr.d.next = self.hi_eff.val();
+                    self.rd_word.next = self.rd_word.val() | self.spf_v.val();
+                    self.rq_add.d.next = self.sel_spend.val();
+                    self.rq_lo1.d.next = (self.spf_v.val() & 0xFFFFu64) == 0xFFFFu64;
+                    self.rq_ctr.d.next = self.pf_v.val();
+                    self.rq_cadd.d.next = self.sel_pend.val();
                     self.rq_sl.d.next = self.svr_load.val();
                 }
             } else {
-                self.rd_word.next =
-                    self.rd_word.val() | (self.mshi_eff.val() << self.lo_shift.val());
-                self.rq_ctr.d.next = self.mhi_eff.val() << self.lo_shift.val();
+                self.rd_word.next = self.rd_word.val() | (self.mspf_v.val() << self.lo_shift.val());
+                self.rq_addm.d.next = self.sel_smpend.val();
+                self.rq_ctr.d.next = self.mpf_v.val() << self.lo_shift.val();
+                self.rq_caddm.d.next = self.msel_pend.val();
                 self.rq_sl.d.next = self.svr_load.val();
             }
         }
@@ -1986,14 +2000,48 @@ impl Logic for RegFile {
             self.rq_s2.d.next = 0.into();
             self.rq_s3.d.next = 0.into();
             self.rq_usec.d.next = false;
+            self.rq_add.d.next = false;
+            self.rq_addm.d.next = false;
             self.rq_sl.d.next = false;
         }
         self.rq_done.d.next = self.req_rd.val();
-        // Stage 2, in the read's second access cycle (PREADY = 1): join the parts (every
-        // pending carry was added in stage 1).
+        // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
+        // high part (high parts are K bits wide: wrap at hi_max).
+        // (Each 32-bit increment as two 16-bit ones: the upper half takes +1 for 2^16, or for
+        // 1 when the lower half is all ones, `rq_lo1`.)
+        self.inc_lo.next = (self.rq_word.q.val() + 1u64) & 0xFFFFu64;
+        self.inc_hi.next = ((self.rq_word.q.val() >> 16u64) + 1u64) << 16u64;
+        self.inc_clo.next = (self.rq_ctr.q.val() + 1u64) & 0xFFFFu64;
+        self.inc_chi.next = ((self.rq_ctr.q.val() >> 16u64) + 1u64) << 16u64;
+        self.inc_m.next =
+            ((self.rq_word.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
+        self.inc_cm.next =
+            ((self.rq_ctr.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
         self.rd_data.next = self.rq_word.q.val() | self.rq_misc.q.val();
+        if self.rq_add.q.val() {
+            self.rd_data.next =
+                ((self.rq_word.q.val() & 0xFFFF_0000u64) | self.inc_lo.val()) & self.hi_max.val();
+            if self.rq_lo1.q.val() {
+                self.rd_data.next = (self.inc_hi.val() | self.inc_lo.val()) & self.hi_max.val();
+            }
+        }
+        if self.rq_addm.q.val() {
+            self.rd_data.next = self.inc_m.val() | (self.rq_word.q.val() & self.lo_mask32.val());
+        }
         if self.rq_sl.q.val() {
             self.rd_data.next = self.rq_ctr.q.val();
+            if self.rq_cadd.q.val() {
+                self.rd_data.next = ((self.rq_ctr.q.val() & 0xFFFF_0000u64) | self.inc_clo.val())
+                    & self.hi_max.val();
+                if self.rq_clo1.q.val() {
+                    self.rd_data.next =
+                        (self.inc_chi.val() | self.inc_clo.val()) & self.hi_max.val();
+                }
+            }
+            if self.rq_caddm.q.val() {
+                self.rd_data.next =
+                    self.inc_cm.val() | (self.rq_ctr.q.val() & self.lo_mask32.val());
+            }
         }
         // Bits [L-1:0] of a low word (the groups are 0 for a high word).
         self.rd_lo_c.next =
@@ -2023,6 +2071,7 @@ impl Logic for RegFile {
             self.inten.d.next = self.inten_reset.val();
             self.ovs.d.next = self.ovs_reset.val();
             self.snap.d.next = 0.into();
+            self.snap_add.d.next = false;
             self.snap_addr.d.next = 0.into();
             self.snap_valid.d.next = false;
         }
