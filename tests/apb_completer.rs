@@ -1,14 +1,15 @@
 //! Block-level tests of the APB4 completer (`pmcg_hdl::apb::ApbCompleter`) against
 //! docs/behaviour.md "APB4 completer" and "Counter and shadow accesses": PREADY per cycle, the
 //! cycle the request is presented to the register file, the last held cycle of a write,
-//! `xfer_nx` (the next cycle is held or an access cycle) and PRESETn in a hold. Each test runs
+//! `xfer_nx` (the next cycle is held or an access cycle), PRESETn in a hold, and `req_wr_ok`
+//! (a write SCR.NSRA allows: PPROT[1] and `nsra_open` at the setup edge). Each test runs
 //! the same bus on the native block and on its emitted Verilog under Verilator
 //! (`pmcg_synth::apb`), each checked against the contract.
 //!
 //! ```text
-//!   bus per cycle (PSEL, PENABLE, PWRITE, PADDR, PRESETn) + filt_busy
+//!   bus per cycle (PSEL, PENABLE, PWRITE, PADDR, PRESETn) + filt_busy (+ PPROT[1], nsra_open)
 //!       ──► dyn Completer: NativeCompleter | VerilatorCompleter
-//!       ──► seen before the edge: PREADY, req_rd, req_wr, held_wr_last, xfer_nx, held
+//!       ──► seen before the edge: PREADY, req_rd, req_wr, req_wr_ok, held_wr_last, xfer_nx, held
 //!       ──► the contract's cycles (`want`), and xfer_nx against the next cycle, in every cycle
 //! ```
 //! `PMCG_BACKENDS` selects the backends and `PMCG_REQUIRE_TOOLS=1` requires Verilator
@@ -32,6 +33,7 @@ struct Seen {
     pready: bool,
     req_rd: bool,
     req_wr: bool,
+    req_wr_ok: bool,
     held_wr_last: bool,
 }
 
@@ -48,6 +50,8 @@ trait Completer {
     fn cycle(&mut self, bus: Bus, filt_busy: bool) -> Cycle;
     /// The request's address register, after the last edge.
     fn req_addr(&self) -> u32;
+    /// PPROT[1] (Non-secure) and `nsra_open` from the next cycle on (both 0 until set).
+    fn set_security(&mut self, ns: bool, nsra_open: bool);
 }
 
 struct NativeCompleter(ApbCompleter);
@@ -82,6 +86,7 @@ impl Completer for NativeCompleter {
                 pready: u.pready.val(),
                 req_rd: u.req_rd.val(),
                 req_wr: u.req_wr.val(),
+                req_wr_ok: u.req_wr_ok.val(),
                 held_wr_last: u.held_wr_last.val(),
             },
             xfer_nx: u.xfer_nx.val(),
@@ -95,14 +100,19 @@ impl Completer for NativeCompleter {
     fn req_addr(&self) -> u32 {
         self.0.req_addr.val().to_u64() as u32
     }
+
+    fn set_security(&mut self, ns: bool, nsra_open: bool) {
+        self.0.pprot.next = ((ns as u64) << 1).into();
+        self.0.nsra_open.next = nsra_open;
+    }
 }
 
 struct VerilatorCompleter {
     m: VerilatedModel,
-    /// clock, rst, psel, penable, pwrite, paddr, filt_busy
-    ins: [usize; 7],
-    /// pready, req_rd, req_wr, held_wr_last, xfer_nx, held, req_addr
-    outs: [usize; 7],
+    /// clock, rst, psel, penable, pwrite, paddr, filt_busy, pprot, nsra_open
+    ins: [usize; 9],
+    /// pready, req_rd, req_wr, held_wr_last, xfer_nx, held, req_addr, req_wr_ok
+    outs: [usize; 8],
 }
 
 impl VerilatorCompleter {
@@ -122,6 +132,8 @@ impl VerilatorCompleter {
             "pwrite",
             "paddr",
             "filt_busy",
+            "pprot",
+            "nsra_open",
         ]
         .map(|n| port(&m, n));
         let outs = [
@@ -132,6 +144,7 @@ impl VerilatorCompleter {
             "xfer_nx",
             "held",
             "req_addr",
+            "req_wr_ok",
         ]
         .map(|n| port(&m, n));
         let pstrb = port(&m, "pstrb");
@@ -146,8 +159,8 @@ impl Completer for VerilatorCompleter {
     }
 
     fn cycle(&mut self, (psel, penable, pwrite, paddr, presetn): Bus, filt_busy: bool) -> Cycle {
-        let [clock, rst, p_sel, p_enable, p_write, p_addr, busy] = self.ins;
-        let [pready, req_rd, req_wr, held_wr_last, xfer_nx, held, _] = self.outs;
+        let [clock, rst, p_sel, p_enable, p_write, p_addr, busy, _, _] = self.ins;
+        let [pready, req_rd, req_wr, held_wr_last, xfer_nx, held, _, req_wr_ok] = self.outs;
         let m = &mut self.m;
         m.set(clock, 0);
         m.set(p_sel, psel as u64);
@@ -162,6 +175,7 @@ impl Completer for VerilatorCompleter {
                 pready: m.get(pready) != 0,
                 req_rd: m.get(req_rd) != 0,
                 req_wr: m.get(req_wr) != 0,
+                req_wr_ok: m.get(req_wr_ok) != 0,
                 held_wr_last: m.get(held_wr_last) != 0,
             },
             xfer_nx: m.get(xfer_nx) != 0,
@@ -174,6 +188,11 @@ impl Completer for VerilatorCompleter {
 
     fn req_addr(&self) -> u32 {
         self.m.get(self.outs[6]) as u32
+    }
+
+    fn set_security(&mut self, ns: bool, nsra_open: bool) {
+        self.m.set(self.ins[7], (ns as u64) << 1);
+        self.m.set(self.ins[8], nsra_open as u64);
     }
 }
 
@@ -230,6 +249,7 @@ fn want(write: bool, held: usize) -> Vec<Seen> {
         pready: true,
         req_rd: false,
         req_wr: false,
+        req_wr_ok: false,
         held_wr_last: false,
     };
     let mut w = vec![idle];
@@ -244,6 +264,8 @@ fn want(write: bool, held: usize) -> Vec<Seen> {
         pready: write,
         req_rd: !write,
         req_wr: write,
+        // (Secure accesses: every write allowed.)
+        req_wr_ok: write,
         ..idle
     });
     if !write {
@@ -371,5 +393,47 @@ fn presetn_low_in_a_held_cycle_drops_the_transfer() {
                 }
             }
         }
+    }
+}
+
+/// 10.6, SCR.NSRA: `req_wr_ok` is `req_wr` of a Secure write, or of a Non-secure one while
+/// `nsra_open`, as it was at the setup edge (the register file gives SCR after that edge, which
+/// no other transfer can change before the access); reads and refused writes never show it.
+/// Plain and held (EVCNTR) transfers.
+#[test]
+fn req_wr_ok_is_a_write_that_nsra_allows_at_its_setup_edge() {
+    let cfg = PmcgConfig::parse_kv(["counters=4"]).expect("config");
+    let map = RegisterMap::new(&cfg);
+    let h = COUNTER_HOLD_CYCLES as usize;
+    for mut dut in completers(&cfg, false) {
+        for (addr, hold) in [
+            (map.reg(RegId::Cr).addr, 0),
+            (map.reg(RegId::Evcntr(2)).addr, h),
+        ] {
+            for write in [false, true] {
+                for ns in [false, true] {
+                    for open in [false, true] {
+                        // `nsra_open` flips after the setup edge: the setup edge's value counts.
+                        dut.set_security(ns, open);
+                        let access = hold + if write { 1 } else { 2 };
+                        let bus = transfer(write, addr, access);
+                        let mut got = run(dut.as_mut(), &bus[..=hold], false);
+                        dut.set_security(ns, !open);
+                        got.extend(run(dut.as_mut(), &bus[hold + 1..], false));
+                        let what = format!(
+                            "{}: write {write} to {addr:#x}, NS {ns}, nsra_open {open}",
+                            dut.name()
+                        );
+                        let ok = write && (!ns || open);
+                        let cycles: Vec<(bool, bool)> =
+                            got.iter().map(|s| (s.req_wr, s.req_wr_ok)).collect();
+                        let mut want = vec![(false, false); got.len()];
+                        want[hold + 1] = (write, ok);
+                        assert_eq!(cycles, want, "{what}: (req_wr, req_wr_ok) per cycle");
+                    }
+                }
+            }
+        }
+        dut.set_security(false, false);
     }
 }

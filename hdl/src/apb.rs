@@ -13,6 +13,7 @@
 //!        PRESETn and `hold`) ──► the address decoder's `ctr_xfer` register
 //!                                        │
 //!              access cycle (the next) ◄─┘ req_rd / req_wr + request   (registers only)
+//!   nsra_open (SCR.NSRA after this edge) ──► req_wr_ok: req_wr of an allowed write (a register)
 //!   (PRDATA is the register file's read data, wired by the top block)
 //!   PREADY = 0 while held and in a read's first access cycle (one wait state: the register
 //!   file's read mux is two stages), and with filter tables in an EVTYPER/SMR write's access
@@ -60,6 +61,12 @@ pub struct ApbCompleter {
     pub req_rd: Signal<Out, Bit>,
     /// This is the access cycle of a write: perform it at this edge.
     pub req_wr: Signal<Out, Bit>,
+    /// `req_wr`, and the write is allowed (10.6, SCR.NSRA: not a Non-secure access while
+    /// `nsra_open` is 0): a register, so a write enable is one LUT from flip-flops.
+    pub req_wr_ok: Signal<Out, Bit>,
+    /// Non-secure accesses may write after this edge (no Secure state, or SCR.NSRA = 1, as SCR
+    /// will be after it): at a setup edge, SCR as the access cycle will see it.
+    pub nsra_open: Signal<In, Bit>,
     pub req_addr: Signal<Out, Bits<32>>,
     pub req_wdata: Signal<Out, Bits<32>>,
     pub req_strb: Signal<Out, Bits<4>>,
@@ -85,6 +92,7 @@ pub struct ApbCompleter {
     pub filt_busy: Signal<In, Bit>,
     setup_rd: DFF<Bit>,
     setup_wr: DFF<Bit>,
+    wr_ok_r: DFF<Bit>,
     addr_r: DFF<Bits<32>>,
     wdata_r: DFF<Bits<32>>,
     strb_r: DFF<Bits<4>>,
@@ -115,6 +123,8 @@ pub struct ApbCompleter {
     setup_now: Signal<Local, Bit>,
     held_now: Signal<Local, Bit>,
     present: Signal<Local, Bit>,
+    /// `setup_wr` after this edge.
+    setup_wr_nx: Signal<Local, Bit>,
 }
 
 impl ApbCompleter {
@@ -148,6 +158,8 @@ impl ApbCompleter {
             pslverr: Default::default(),
             req_rd: Default::default(),
             req_wr: Default::default(),
+            req_wr_ok: Default::default(),
+            nsra_open: Default::default(),
             req_addr: Default::default(),
             req_wdata: Default::default(),
             req_strb: Default::default(),
@@ -166,6 +178,7 @@ impl ApbCompleter {
             smr_region_mask,
             setup_rd: Default::default(),
             setup_wr: Default::default(),
+            wr_ok_r: Default::default(),
             addr_r: Default::default(),
             wdata_r: Default::default(),
             strb_r: Default::default(),
@@ -183,6 +196,7 @@ impl ApbCompleter {
             setup_now: Default::default(),
             held_now: Default::default(),
             present: Default::default(),
+            setup_wr_nx: Default::default(),
         }
     }
 }
@@ -191,7 +205,7 @@ impl Logic for ApbCompleter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, setup_rd, setup_wr, addr_r, wdata_r, strb_r, ns_r, root_r, hold,
+            self, clock, setup_rd, setup_wr, wr_ok_r, addr_r, wdata_r, strb_r, ns_r, root_r, hold,
             hold_left, hold_wr, fw_acc, fw_wait
         );
         // The setup cycle registers the transfer; the access cycle performs it. A transfer to
@@ -216,8 +230,11 @@ impl Logic for ApbCompleter {
         self.setup_rd.d.next =
             (self.setup_now.val() & (!self.held_now.val()) & (!self.pwrite.val()))
                 | (self.present.val() & (!self.hold_wr.q.val()));
-        self.setup_wr.d.next = (self.setup_now.val() & (!self.held_now.val()) & self.pwrite.val())
+        self.setup_wr_nx.next = (self.setup_now.val() & (!self.held_now.val()) & self.pwrite.val())
             | (self.present.val() & self.hold_wr.q.val());
+        self.setup_wr.d.next = self.setup_wr_nx.val();
+        self.wr_ok_r.d.next =
+            self.setup_wr_nx.val() & ((!self.pprot.val().get_bit(1)) | self.nsra_open.val());
         self.held_wr_last.next =
             self.hold.q.val() & (self.hold_left.q.val() == 1u64) & self.hold_wr.q.val();
         self.addr_r.d.next = self.paddr.val() & self.addr_mask.val();
@@ -232,6 +249,7 @@ impl Logic for ApbCompleter {
         self.xfer_nx.next = (self.hold.q.val() & (!self.rst.val())) | self.setup_now.val();
         self.req_rd.next = self.setup_rd.q.val();
         self.req_wr.next = self.setup_wr.q.val();
+        self.req_wr_ok.next = self.wr_ok_r.q.val();
         self.req_addr.next = self.addr_r.q.val();
         self.req_wdata.next = self.wdata_r.q.val();
         self.req_strb.next = self.strb_r.q.val();

@@ -195,6 +195,14 @@ pub struct HiBank {
     /// in front of the prefetch registers (16x64 seed 1's critical path ran from the reset
     /// through the old gate into `spf_r`).
     serve_pre: DFF<Bit>,
+    /// The scan's step back at phase C, registered at phase B's edge: `sb_c` is phase C of a
+    /// scan visit (not the prefetch's, not skipped: `vis_pf` and `vis_skip` move only at A's
+    /// edge), `sb_w` the same with a write at A's or B's edge (`wr_rr`, `wr_r` at C). So the
+    /// step back is `sb_w | sb_c & wr`, one LUT in front of the scan registers' enable (32x32's
+    /// seed-1 path at 94.6 MHz ran `vis_pf` -> `ph_c` -> `scan_oh`'s enable).
+    sb_c: DFF<Bit>,
+    sb_w: DFF<Bit>,
+    sb_c_nx: Signal<Local, Bit>,
     /// The visited row is the prefetch's (`vis_pf`, or `vis_idx == pf_idx`), registered at
     /// phase B's edge: exact whenever `serve_pre` is, since `pf_idx` moves only at a serve
     /// (phase C's edge) or a write (which clears `serve_pre`).
@@ -334,6 +342,9 @@ impl HiBank {
             pf_idx: Default::default(),
             pf_ok: Default::default(),
             serve_pre: Default::default(),
+            sb_c: Default::default(),
+            sb_w: Default::default(),
+            sb_c_nx: Default::default(),
             at_pf: Default::default(),
             pf_hit: Default::default(),
             want_pf: Default::default(),
@@ -391,7 +402,7 @@ impl Logic for HiBank {
         dff_setup!(
             self, clock, stale, fresh, ph_b, ph_c, vis_idx, vis_oh, vis_pf, vis_skip, fresh_a,
             stale_a, svr_a, svr_aa, scan_idx, scan_oh, wr_r, wr_rr, pf_idx, pf_ok, serve_pre,
-            at_pf
+            at_pf, sb_c, sb_w
         );
         // The addressed element, registered with the decoder's select (both from the live PADDR
         // at the same edge), and `pf_eq`: in a block of their own (hi_bank_index.rs), so that
@@ -470,11 +481,10 @@ impl Logic for HiBank {
         self.copy.next = self.copy_nc.val() | self.svr_load.val();
         // A scan visit dropped for a write goes again: the scan steps back to it (a write every
         // few cycles must not starve the counters its visits fall on).
-        if self.ph_c.q.val()
-            & (!self.vis_pf.q.val())
-            & (!self.vis_skip.q.val())
-            & (self.wr.val() | self.wr_r.q.val() | self.wr_rr.q.val())
-        {
+        self.sb_c_nx.next = self.ph_b.q.val() & (!self.vis_pf.q.val()) & (!self.vis_skip.q.val());
+        self.sb_c.d.next = self.sb_c_nx.val();
+        self.sb_w.d.next = self.sb_c_nx.val() & (self.wr.val() | self.wr_r.q.val());
+        if self.sb_w.q.val() | (self.sb_c.q.val() & self.wr.val()) {
             self.scan_idx.d.next = self.vis_idx.q.val();
             self.scan_oh.d.next = self.vis_oh.q.val();
         }
@@ -525,6 +535,8 @@ impl Logic for HiBank {
             self.pf_ok.d.next = false;
             self.wr_r.d.next = false;
             self.wr_rr.d.next = false;
+            self.sb_c.d.next = false;
+            self.sb_w.d.next = false;
         }
         self.ready.next = self.pf_hit.val();
         // ---- Each row: its block RAMs, pending carries, flags and prefetch registers, driven

@@ -11,7 +11,8 @@
 //!   PADDR[7:2] (live) ──► EVTYPER and SMR block RAMs (readback copies: read at the setup edge,
 //!        written at the access edge; FreshFlags (fresh_flags.rs): the reset value until
 //!        written) ──► PSTRB merge, read mux
-//!   req_rd/req_wr/req_wdata/req_strb/req_ns/req_root (registered at the setup edge)
+//!   req_rd/req_wr/req_wr_ok/req_wdata/req_strb/req_ns/req_root (registered at the setup
+//!        │ edge; req_wr_ok from `nsra_open`, SCR.NSRA after that edge: 10.6)
 //!        │ (masks, resets: Constants from the register map)
 //!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
 //!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
@@ -114,6 +115,11 @@ pub struct RegFile {
     pub rst: Signal<In, Bit>,
     pub req_rd: Signal<In, Bit>,
     pub req_wr: Signal<In, Bit>,
+    /// `req_wr` of a write SCR.NSRA allows (the completer's register; `nsra_open` at its setup
+    /// edge).
+    pub req_wr_ok: Signal<In, Bit>,
+    /// Non-secure accesses may write after this edge (10.6): no Secure state, or SCR.NSRA = 1.
+    pub nsra_open: Signal<Out, Bit>,
     pub req_addr: Signal<In, Bits<32>>,
     pub req_wdata: Signal<In, Bits<32>>,
     pub req_strb: Signal<In, Bits<4>>,
@@ -710,6 +716,8 @@ impl RegFile {
             rst: Default::default(),
             req_rd: Default::default(),
             req_wr: Default::default(),
+            req_wr_ok: Default::default(),
+            nsra_open: Default::default(),
             req_addr: Default::default(),
             req_wdata: Default::default(),
             req_strb: Default::default(),
@@ -1163,7 +1171,9 @@ impl Logic for RegFile {
         self.blocked.next = self.secure_impl.val()
             & self.req_ns.val()
             & (!(self.scr.q.val() & self.scr_nsra_mask.val()).any());
-        self.wr_ok.next = self.req_wr.val() & (!self.blocked.val());
+        // `req_wr & !blocked`, registered in the completer from SCR after its setup edge
+        // (`nsra_open`, below): every write enable is one LUT from flip-flops.
+        self.wr_ok.next = self.req_wr_ok.val();
         // PSTRB's byte lanes as a bit mask: one strobe per bit, no 16-way decode in front of
         // every merged write.
         self.bmask.next = 0.into();
@@ -2081,5 +2091,11 @@ impl Logic for RegFile {
         // included).
         self.fmatch.scr_nx.next = self.scr.d.val();
         self.fmatch.rootcr_nx.next = self.rootcr.d.val();
+        // 10.6: Non-secure writes are allowed after this edge, for the completer's `req_wr_ok`
+        // at a setup edge. SCR after the setup edge (its reset included: the register file's
+        // reset is PRESETn a cycle late, and a transfer may set up in that cycle) is SCR in the
+        // access cycle, as no other transfer completes between them.
+        self.nsra_open.next =
+            (!self.secure_impl.val()) | (self.scr.d.val() & self.scr_nsra_mask.val()).any();
     }
 }

@@ -183,6 +183,8 @@ impl Logic for PmcgCore {
         self.pslverr.next = self.apb.pslverr.val();
         self.regs.req_rd.next = self.apb.req_rd.val();
         self.regs.req_wr.next = self.apb.req_wr.val();
+        self.regs.req_wr_ok.next = self.apb.req_wr_ok.val();
+        self.apb.nsra_open.next = self.regs.nsra_open.val();
         self.regs.req_addr.next = self.apb.req_addr.val();
         self.regs.paddr.next = self.paddr.val();
         self.regs.held_wr_last.next = self.apb.held_wr_last.val();
