@@ -88,6 +88,8 @@ pub struct UartBridge {
     incr: Signal<Local, Bit>,
     /// The timer counts this cycle (a command waits for a byte).
     waiting: Signal<Local, Bit>,
+    /// The current word ends this cycle: step the count and the address.
+    advance: Signal<Local, Bit>,
 }
 
 impl UartBridge {
@@ -129,6 +131,7 @@ impl UartBridge {
             is_write: Default::default(),
             incr: Default::default(),
             waiting: Default::default(),
+            advance: Default::default(),
         }
     }
 }
@@ -178,6 +181,7 @@ impl Logic for UartBridge {
         // The timeout counts clocks without a byte while a command waits for one.
         self.idle_timer.d.next = 0.into();
         self.waiting.next = false;
+        self.advance.next = false;
         match self.state.q.val() {
             BridgeState::Cmd => {
                 if self.rx_valid.val() {
@@ -233,15 +237,8 @@ impl Logic for UartBridge {
                 if self.phase.q.val() == 4 {
                     // DONE: the write ended at the last edge.
                     self.phase.d.next = 0.into();
-                    self.words_left.d.next = self.words_left.q.val() - 1;
-                    if self.incr.val() {
-                        self.word_addr.d.next = self.word_addr.q.val() + 1;
-                    }
-                    if self.words_left.q.val() == 1 {
-                        self.state.d.next = BridgeState::Cmd;
-                    } else {
-                        self.state.d.next = BridgeState::WData;
-                    }
+                    self.state.d.next = BridgeState::WData;
+                    self.advance.next = true;
                 }
             }
             BridgeState::RBus => {
@@ -268,17 +265,21 @@ impl Logic for UartBridge {
                 }
             }
             BridgeState::RNext => {
-                self.words_left.d.next = self.words_left.q.val() - 1;
-                if self.incr.val() {
-                    self.word_addr.d.next = self.word_addr.q.val() + 1;
-                }
-                if self.words_left.q.val() == 1 {
-                    self.state.d.next = BridgeState::Cmd;
-                } else {
-                    self.state.d.next = BridgeState::RBus;
-                }
+                self.state.d.next = BridgeState::RBus;
+                self.advance.next = true;
             }
             _ => {
+                self.state.d.next = BridgeState::Cmd;
+            }
+        }
+        // A word is done (a write's DONE, a read's RNext): the next word, or the next command
+        // after the last.
+        if self.advance.val() {
+            self.words_left.d.next = self.words_left.q.val() - 1;
+            if self.incr.val() {
+                self.word_addr.d.next = self.word_addr.q.val() + 1;
+            }
+            if self.words_left.q.val() == 1 {
                 self.state.d.next = BridgeState::Cmd;
             }
         }
