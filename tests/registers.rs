@@ -671,6 +671,45 @@ fn addresses_above_the_window_alias_into_it() {
 // 6. Security (10.6)
 // ---------------------------------------------------------------------------------------------
 
+/// 10.6 at reset: a write set up in the first cycle after PRESETn rises is judged with SCR as
+/// reset (NSRA = 1), although the register file resets a cycle after the completer (at the end of
+/// that cycle) and NSRA was 0 before: the completer registers the write's permission at its setup
+/// edge from SCR after that edge. Non-secure and Secure writes, each right after a reset.
+#[test]
+fn a_write_in_the_first_cycle_after_reset_sees_scr_as_reset() {
+    each_config(
+        |cfg| cfg.secure,
+        |b| {
+            let scr = b.word(RegId::Scr, Word::Low);
+            let cr = b.word(RegId::Cr, Word::Low);
+            let nsra = b.map.mask(field::SCR_NSRA) as u32;
+            for acc in [NS, S] {
+                b.write(scr.addr, scr.reset & !nsra, ALL, S);
+                b.check(
+                    &scr,
+                    S,
+                    scr.reset & !nsra,
+                    "after a Secure write clearing NSRA",
+                );
+                b.d.reset(1);
+                // Set up in the first cycle with PRESETn high.
+                b.write(cr.addr, 1, ALL, acc);
+                let want = cr.after_write(cr.reset, 1, ALL);
+                b.check(
+                    &cr,
+                    S,
+                    want,
+                    &format!(
+                        "after a {acc:?} write in the first cycle after a reset with NSRA = 0"
+                    ),
+                );
+                b.check(&scr, S, scr.reset, "after the reset");
+                b.write(cr.addr, cr.reset, ALL, S);
+            }
+        },
+    );
+}
+
 #[test]
 fn security_nsra_and_secure_only_scr() {
     every_config(|b| {
