@@ -1008,6 +1008,59 @@ fn carry_into_the_high_word_is_visible_at_once() {
     }
 }
 
+/// A carry out of the low word that crosses bit 16 is visible at once, in EVCNTR's low word and
+/// in a shadow captured meanwhile: the read path adds bits [31:L]'s pending carry as one to bits
+/// [15:L] and, when those are all ones, one to bits [31:16]. Counter 0 counts cycles from
+/// 0x1_FFFF - X (enabled at edge e), so it reaches 0x2_0000 at edge c = e + X +
+/// CYCLE_ENABLE_DELAY: bits [16:0] all carry. Low-word reads performed in cycles c-1 .. c+3
+/// see 0x2_0000 + edge - c; a CAPR write at edge t in c-1 .. c+3 makes SVR0's low word
+/// 0x2_0000 + t - c (read later, its pending carry still to add if the bank has not served it).
+#[test]
+fn carry_across_bit_16_is_visible_at_once() {
+    const H: u64 = COUNTER_HOLD_CYCLES as u64;
+    const X: u64 = 5 + H;
+    for (name, cfg) in width_configs() {
+        let p = Pmcg::new(&name, &cfg);
+        let value_after = |c: u64, edge: u64| (0x2_0000u64 + edge - c) & 0xFFFF_FFFF; // edge >= c - 1
+        for_each_backend(&cfg, |d| {
+            p.start(d);
+            let a = p.addr(RegId::Evcntr(0));
+            let arm = |d: &mut D| {
+                p.write_bits(d, RegId::CntenClr0, 0b1);
+                p.set_counter(d, 0, 0x1_FFFF - X);
+                let e = p.write_bits_once(d, RegId::CntenSet0, 0b1);
+                e + X + CYCLE_ENABLE_DELAY
+            };
+            for r in 0..5u64 {
+                // A low-word read performed in cycle c - 1 + r (set up H cycles before).
+                let c = arm(d);
+                idle_until(d, c - 1 + r - H);
+                let edge = d.cycle + H;
+                let lo = d.apb_read(a, S) as u64;
+                assert_eq!(
+                    lo,
+                    value_after(c, edge),
+                    "config `{name}`: counter 0 crosses 0x2_0000 at edge {c}, low word read after edge {edge}"
+                );
+                if !cfg.capture {
+                    continue;
+                }
+                // A capture at edge t = c - 1 + r, then SVR0's low word.
+                let c = arm(d);
+                idle_until(d, c - 2 + r);
+                let t = p.write(d, RegId::Capr, 1);
+                assert_eq!(t, c - 1 + r);
+                let svr = p.read(d, RegId::Svr(0)) as u64;
+                assert_eq!(
+                    svr,
+                    value_after(c, t),
+                    "config `{name}`: counter 0 crosses 0x2_0000 at edge {c}, captured at edge {t}"
+                );
+            }
+        });
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 6. Writes while counting
 // ---------------------------------------------------------------------------------------------

@@ -311,9 +311,10 @@ pub struct RegFile {
     rq_cadd: DFF<Bit>,
     rq_caddm: DFF<Bit>,
     rq_sl: DFF<Bit>,
-    /// Bits [15:0] of `rq_word` / `rq_ctr` are all ones (a +1 carries into bit 16), from
-    /// stage 1's sources: stage 2's increments are two 16-bit carry chains side by side, not
-    /// one of 32 bits in front of PRDATA.
+    /// The bits of `rq_word` / `rq_ctr` below 16 that their +1 adds to are all ones (a +1
+    /// carries into bit 16), from stage 1's sources: bits [15:0] with `rq_add` / `rq_cadd`,
+    /// bits [15:L] with `rq_addm` / `rq_caddm`. Stage 2's increments are carry chains of at
+    /// most 16 bits side by side, not one of 32 or 32-L bits in front of PRDATA.
     rq_lo1: DFF<Bit>,
     rq_clo1: DFF<Bit>,
     /// Stage 2's increments: each half of `rq_word` and `rq_ctr` plus one.
@@ -321,9 +322,13 @@ pub struct RegFile {
     inc_hi: Signal<Local, Bits<32>>,
     inc_clo: Signal<Local, Bits<32>>,
     inc_chi: Signal<Local, Bits<32>>,
-    /// Stage 2's increments of bits [31:L] (mid's pending carry) of `rq_word` and `rq_ctr`.
+    /// Stage 2's increments of bits [15:L] (mid's pending carry; bits [31:16] take it from
+    /// `inc_hi` / `inc_chi`) of `rq_word` and `rq_ctr`.
     inc_m: Signal<Local, Bits<32>>,
     inc_cm: Signal<Local, Bits<32>>,
+    /// Bits [15:L] of a 32-bit word, and bits [15-L:0] (mid's bits [15:L] of a low word's read).
+    mlo_mask: Constant<Bits<32>>,
+    mlo_ones: Constant<Bits<32>>,
     rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
@@ -743,6 +748,8 @@ impl RegFile {
             inc_chi: Default::default(),
             inc_m: Default::default(),
             inc_cm: Default::default(),
+            mlo_mask: c32(0xFFFF & !lo_mask),
+            mlo_ones: c32(0xFFFF >> lo_bits),
             rq_caddm: Default::default(),
             rq_sl: Default::default(),
             rq_done: Default::default(),
@@ -1797,6 +1804,8 @@ impl Logic for RegFile {
                 // (Bits [L-1:0]: `rq_c*`; likewise for an SVR and the counter it sees.)
                 self.rd_word.next = self.rd_word.val() | (self.mpf_v.val() << self.lo_shift.val());
                 self.rq_addm.d.next = self.msel_pend.val();
+                self.rq_lo1.d.next =
+                    (self.mpf_v.val() & self.mlo_ones.val()) == self.mlo_ones.val();
             }
         }
         if self.svr_in.val() {
@@ -1817,8 +1826,12 @@ impl Logic for RegFile {
             } else {
                 self.rd_word.next = self.rd_word.val() | (self.mspf_v.val() << self.lo_shift.val());
                 self.rq_addm.d.next = self.sel_smpend.val();
+                self.rq_lo1.d.next =
+                    (self.mspf_v.val() & self.mlo_ones.val()) == self.mlo_ones.val();
                 self.rq_ctr.d.next = self.mpf_v.val() << self.lo_shift.val();
                 self.rq_caddm.d.next = self.msel_pend.val();
+                self.rq_clo1.d.next =
+                    (self.mpf_v.val() & self.mlo_ones.val()) == self.mlo_ones.val();
                 self.rq_sl.d.next = self.svr_load.val();
             }
         }
@@ -1860,15 +1873,18 @@ impl Logic for RegFile {
         // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
         // high part (high parts are K bits wide: wrap at hi_max).
         // (Each 32-bit increment as two 16-bit ones: the upper half takes +1 for 2^16, or for
-        // 1 when the lower half is all ones, `rq_lo1`.)
+        // 1 when the lower half is all ones, `rq_lo1`; likewise +2^L as bits [15:L] + 1 and
+        // the upper half's +1 when bits [15:L] are all ones.)
         self.inc_lo.next = (self.rq_word.q.val() + 1u64) & 0xFFFFu64;
         self.inc_hi.next = ((self.rq_word.q.val() >> 16u64) + 1u64) << 16u64;
         self.inc_clo.next = (self.rq_ctr.q.val() + 1u64) & 0xFFFFu64;
         self.inc_chi.next = ((self.rq_ctr.q.val() >> 16u64) + 1u64) << 16u64;
-        self.inc_m.next =
-            ((self.rq_word.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
-        self.inc_cm.next =
-            ((self.rq_ctr.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
+        self.inc_m.next = (((self.rq_word.q.val() >> self.lo_shift.val()) + 1u64)
+            << self.lo_shift.val())
+            & self.mlo_mask.val();
+        self.inc_cm.next = (((self.rq_ctr.q.val() >> self.lo_shift.val()) + 1u64)
+            << self.lo_shift.val())
+            & self.mlo_mask.val();
         self.rd_data.next = self.rq_word.q.val() | self.rq_misc.q.val();
         if self.rq_add.q.val() {
             self.rd_data.next =
@@ -1878,7 +1894,14 @@ impl Logic for RegFile {
             }
         }
         if self.rq_addm.q.val() {
-            self.rd_data.next = self.inc_m.val() | (self.rq_word.q.val() & self.lo_mask32.val());
+            self.rd_data.next = (self.rq_word.q.val() & 0xFFFF_0000u64)
+                | self.inc_m.val()
+                | (self.rq_word.q.val() & self.lo_mask32.val());
+            if self.rq_lo1.q.val() {
+                self.rd_data.next = self.inc_hi.val()
+                    | self.inc_m.val()
+                    | (self.rq_word.q.val() & self.lo_mask32.val());
+            }
         }
         if self.rq_sl.q.val() {
             self.rd_data.next = self.rq_ctr.q.val();
@@ -1891,8 +1914,14 @@ impl Logic for RegFile {
                 }
             }
             if self.rq_caddm.q.val() {
-                self.rd_data.next =
-                    self.inc_cm.val() | (self.rq_ctr.q.val() & self.lo_mask32.val());
+                self.rd_data.next = (self.rq_ctr.q.val() & 0xFFFF_0000u64)
+                    | self.inc_cm.val()
+                    | (self.rq_ctr.q.val() & self.lo_mask32.val());
+                if self.rq_clo1.q.val() {
+                    self.rd_data.next = self.inc_chi.val()
+                        | self.inc_cm.val()
+                        | (self.rq_ctr.q.val() & self.lo_mask32.val());
+                }
             }
         }
         // Bits [L-1:0] of a low word (the groups are 0 for a high word).
