@@ -289,10 +289,16 @@ impl Pmcg {
     /// from edge e+2; max is reached after e + x + 1). CR.E must be 1 (or be set before the
     /// overflow edge for the arithmetic to hold).
     fn arm_overflow(&self, d: &mut D, mask: u64, x: u64) -> u64 {
+        self.arm_at(d, mask, self.max(), x)
+    }
+
+    /// Like `arm_overflow`, from `top - x`: returns the edge at which the counters reach
+    /// `top + 1` (a carry out of every bit of `top`'s trailing ones).
+    fn arm_at(&self, d: &mut D, mask: u64, top: u64, x: u64) -> u64 {
         self.write_bits(d, RegId::CntenClr0, mask);
         for n in bits_of(mask) {
             self.set_event(d, n, 0);
-            self.set_counter(d, n, self.max() - x);
+            self.set_counter(d, n, top - x);
         }
         let e = self.write_bits_once(d, RegId::CntenSet0, mask);
         e + x + CYCLE_ENABLE_DELAY
@@ -958,12 +964,7 @@ fn carry_into_the_high_word_is_visible_at_once() {
         for_each_backend(&cfg, |d| {
             p.start(d);
             let a = p.addr(RegId::Evcntr(0));
-            let arm = |d: &mut D| {
-                p.write_bits(d, RegId::CntenClr0, 0b1);
-                p.set_counter(d, 0, 0xFFFF_FFFF - X);
-                let e = p.write_bits_once(d, RegId::CntenSet0, 0b1);
-                e + X + CYCLE_ENABLE_DELAY
-            };
+            let arm = |d: &mut D| p.arm_at(d, 0b1, 0xFFFF_FFFF, X);
             for r in 0..5u64 {
                 // Split read performed in cycle c + r (set up H + 1 cycles before).
                 let c = arm(d);
@@ -1025,12 +1026,7 @@ fn carry_across_bit_16_is_visible_at_once() {
         for_each_backend(&cfg, |d| {
             p.start(d);
             let a = p.addr(RegId::Evcntr(0));
-            let arm = |d: &mut D| {
-                p.write_bits(d, RegId::CntenClr0, 0b1);
-                p.set_counter(d, 0, 0x1_FFFF - X);
-                let e = p.write_bits_once(d, RegId::CntenSet0, 0b1);
-                e + X + CYCLE_ENABLE_DELAY
-            };
+            let arm = |d: &mut D| p.arm_at(d, 0b1, 0x1_FFFF, X);
             for r in 0..5u64 {
                 // A low-word read performed in cycle c - 1 + r (set up H cycles before).
                 let c = arm(d);
