@@ -25,7 +25,6 @@ pub mod fresh_flags;
 pub mod hi_bank;
 pub mod hi_bank_index;
 pub mod irq_issue;
-pub mod low_words;
 pub mod match_regs;
 pub mod msi;
 pub mod regfile;

@@ -15,13 +15,13 @@
 //!        │ edge; req_wr_ok from `nsra_open`, SCR.NSRA after that edge: 10.6)
 //!        │ (masks, resets: Constants from the register map)
 //!        ├──► CR, SCR (+ alias), ROOTCR, IRQ_CTRL, IRQ_CFG0/1/2, GMPAM ── storage registers
-//!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── lw.ovf (LowWords, low_words.rs)
+//!        ├──► CNTEN, INTEN, OVS (64-bit W1S/W1C views) ◄── ovf_pack ◄── ctr[n].ovf
 //!        ├──► counter n: write strobes, merged write data (AND-OR over the element selects),
 //!        │    FilterDecoder (filter_decode.rs): registered EVTYPER/SMR ──► CARE, mode bits,
 //!        │    event selection, and SMRn, loaded into FilterMatch one edge later
 //!        └──► read mux stage 1 (AND-OR) ──► rq_word, rq_misc, rq_add (registered, first access
 //!             cycle); counters' and shadows' low words by region-gated selects registered in
-//!             the hold (csel_r, ssel_r) ──► lw: per group of 16 ──► rq_c0..3, rq_s0..3
+//!             the hold (csel_r, ssel_r) ──► per group of 16 ──► rq_c0..3, rq_s0..3
 //!               ──► stage 2: + pending carry, OR of the groups ──► rd_data (PRDATA in the
 //!                   second access cycle)
 //!   lane_* (registered lanes), SCR/ROOTCR, CR.E, CNTEN ──► FilterMatch (filter_match.rs):
@@ -38,16 +38,16 @@
 //!                 : (CR.E & CNTEN[n] ? match count : 0)
 //!   (so the write's edge adds 0, and PSTRB merges in counter n's D logic, no mux in front)
 //!   counter n (10.5.2.1):  inc = c_match[n] (a register: the adder starts from flip-flops)
-//!   ┌───────────────────┐ mcarry  ┌──────────────────────────────────────────────────────┐
-//!   │ lw: LowWords      ├────────►│ hb: HiBank (hi_bank.rs), row 0 ("mid", bits [31:L]): │
-//!   │ lo[L-1:0] += inc  │         │ mpend[n], rows and shadow rows in block RAM, served  │
-//!   │ (low_words.rs)    │         │ by a scan; mpf/mspf = the addressed counter's        │
-//!   └───────────────────┘         │ (prefetched during the hold); m_at_max[n]            │
+//!   ┌───────────────────┐lo_carry ┌──────────────────────────────────────────────────────┐
+//!   │ lo[L-1:0] += inc  ├────────►│ hb: HiBank (hi_bank.rs), row 0 ("mid", bits [31:L]): │
+//!   └───────────────────┘         │ mpend[n], rows and shadow rows in block RAM, served  │
+//!                                 │ by a scan; mpf/mspf = the addressed counter's        │
+//!                                 │ (prefetched during the hold); m_at_max[n]            │
 //!                                 └──────────────────────────────────────────────────────┘
-//!   carry = mcarry & m_at_max[n] (the carry out of bit 31, exact at its edge) ──►
+//!   carry = lo_carry & m_at_max[n] (the carry out of bit 31, exact at its edge) ──►
 //!   hb's row 1, bits [63:32] (64-bit counters only; the same visits): pend[n], pf/spf,
 //!   at_max[n]
-//!   ovf = carry & (narrow | at_max[n])  ──► lw.ovf ──► export_r ──► OVS one edge later
+//!   ovf = carry & (narrow | at_max[n])  ──► ovf_pack ──► export_r ──► OVS one edge later
 //!   (reads and OVS writes see OVS | export_r: the overflow is in OVS from its own edge)
 //!   EVCNTR write: its outcome staged during the hold from mpf and pf (for each pending carry
 //!   = 0 and 1: the row, all ones / all ones less one, a pair's wrap); the access cycle selects
@@ -68,11 +68,12 @@
 //! arithmetic (rust-hdl stores wider `Bits` as bool arrays). Its value is ((hi + pend) << 32) |
 //! (((mid + mpend) mod 2^(32-L)) << L) | lo, truncated to `counter_bits` (a wrap of mid + mpend is
 //! already in `pend`: it was predicted at the low word's carry); the read mux's second stage
-//! adds the pending carry of the word it reads. The low words live in one block's loop
-//! (LowWords) rather than in a block each, which keeps rust-hdl's settle (one iteration per
-//! block boundary) and the Verilator model short.
+//! adds the pending carry of the word it reads. The counters live in this block's loop rather
+//! than in a block each, which keeps rust-hdl's settle (one iteration per block boundary) and the
+//! Verilator model short.
 //! Timing contract: docs/behaviour.md. Spec: SMMUv3 10.2.1, 10.4, 10.5, 10.6, 10.7.
 
+use crate::bitpack::BitPack;
 use crate::bram::{Bram, BRAM_ADDR_BITS};
 use crate::c32;
 use crate::capture_trigger::CaptureTrigger;
@@ -84,7 +85,6 @@ use crate::filter_table::{FilterTable, FilterTableFault, TableShape};
 use crate::fresh_flags::FreshFlags;
 use crate::hi_bank::{low_word_bits, HiBank, HiBankFault, HI_IDX_LSB, HI_RAM_IDX_BITS};
 use crate::irq_issue::IrqIssue;
-use crate::low_words::{LowWords, LowWordsFault};
 use crate::match_regs::MatchRegs;
 use crate::regmap::field;
 use crate::regmap::{Access, RegId, RegisterMap, COUNTER_HOLD_CYCLES};
@@ -107,8 +107,6 @@ pub enum RtlFault {
     StaleAccept,
     /// In the filter decoder (filter_decode.rs).
     FilterDecoder(DecoderFault),
-    /// In the counters' low words (low_words.rs).
-    LowWords(LowWordsFault),
 }
 
 #[derive(LogicBlock)]
@@ -180,6 +178,10 @@ pub struct RegFile {
     /// With filter tables: a filter rebuild is pending or under way (registers): the APB
     /// completer holds the EVTYPER/SMR write that started it until it swaps in.
     pub filt_busy: Signal<Out, Bit>,
+    /// Counter n: bits [L-1:0] (the rest is in the banks; the bits above L are 0, and Yosys
+    /// keeps no flip-flop for them), EVTYPERn, SMRn, and EVTYPERn's event decode (`event_sel`
+    /// layout).
+    c_lo: Vec<DFF<Bits<16>>>,
     /// The bits above the low words of every counter and shadow in block RAM (hi_bank.rs), in
     /// one bank whose visits serve both of a counter's rows: row 0 ("mid") holds bits [31:L]
     /// ((32-L)-bit rows), row 1 (64-bit counters only) bits [63:32]. Row 0's pending carries
@@ -187,16 +189,16 @@ pub struct RegFile {
     /// all ones) makes the carry out of bit 31 exact at the edge it happens, which is row 1's
     /// carry (or the overflow of a 32-bit counter).
     hb: HiBank,
-    /// Bits [L-1:0] of every counter and shadow, their carries out and overflows, and the read
-    /// mux's low-word groups (low_words.rs).
-    lw: LowWords,
+    mcarry_pack: BitPack,
     mpf_v: Signal<Local, Bits<32>>,
     mspf_v: Signal<Local, Bits<32>>,
     mpend_v: Signal<Local, Bits<64>>,
     m_at_max_v: Signal<Local, Bits<64>>,
     mbank_wr_val: Signal<Local, Bits<32>>,
-    /// The bank's outputs: the addressed counter's upper word and shadow upper word, the
-    /// pending carries, and which counters overflow on a carry now.
+    /// The carries out of the low words at this edge (to the bank), and the bank's outputs:
+    /// the addressed counter's upper word and shadow upper word, the pending carries, and
+    /// which counters overflow on a carry now.
+    carry_pack: BitPack,
     pf_v: Signal<Local, Bits<32>>,
     spf_v: Signal<Local, Bits<32>>,
     pend_v: Signal<Local, Bits<64>>,
@@ -250,17 +252,41 @@ pub struct RegFile {
     /// against them (filter_match.rs): counter n's match for the next edge, into `mreg`.
     fmatch: FilterMatch,
     /// Writable bits of EVTYPER0 and SMR0 (the addressed register's when it is counter 0's:
-    /// see `sel_evt_wmask`).
+    /// see `sel_evt_wmask`), and the counters' reset values (register map).
     evtyper0_wmask: Constant<Bits<32>>,
     smr0_wmask: Constant<Bits<32>>,
-    /// The low words' width L (`hi_bank::low_word_bits`): its mask, L as a shift, and the mask
-    /// of bits [L-1:0] of a 32-bit word.
+    lo_reset: Vec<Constant<Bits<16>>>,
+    /// The low words' width L (`hi_bank::low_word_bits`): its mask, the mask of its bits [L-1:4]
+    /// (all ones: a carry out of bits [3:0] carries out of the low word), L as a shift, and
+    /// the mask of bits [L-1:0] of a 32-bit word.
     lo_mask: Constant<Bits<16>>,
+    lo_top: Constant<Bits<16>>,
     lo_shift: Constant<Bits<32>>,
     lo_mask32: Constant<Bits<32>>,
     /// EVTYPER0's and SMR0's reset values (every EVTYPER's and SMR's: checked in `new`).
     evtyper0_reset: Constant<Bits<32>>,
     smr0_reset: Constant<Bits<32>>,
+    /// Counter n's locals (reused in the loop).
+    lo_now: Signal<Local, Bits<16>>,
+    /// The low word's bits [3:0] (`carry4`'s inputs).
+    lo4: Signal<Local, Bits<4>>,
+    wr_lo: Signal<Local, Bit>,
+    inc: Signal<Local, Bits<16>>,
+    /// The carry out of the L-bit low word, and out of bit 31 (`lo_carry` & mid's `at_max`).
+    lo_carry: Signal<Local, Bit>,
+    /// The carries of lo[3:0] + inc into bits 2 and 3, and out of bit 3 (`carry4`): written
+    /// as gates, which Yosys makes plain logic (two LUT levels placed freely), where a 5-bit
+    /// add became a carry chain fixed in a column between the match register and the overflow
+    /// logic (the 16x32 and 16x64 critical path). Not a 256-bit table indexed by {inc, lo}:
+    /// building the index is a shift, which rust-hdl 0.46 simulated with BigUint allocations
+    /// (per counter per settle pass; the vendored simulator shifts integers).
+    c4_c2: Signal<Local, Bit>,
+    c4_c3: Signal<Local, Bit>,
+    carry4: Signal<Local, Bit>,
+    carry: Signal<Local, Bit>,
+    lo_next: Signal<Local, Bits<16>>,
+    ovf: Signal<Local, Bit>,
+    ovf_pack: BitPack,
     /// The request's address, decoded in its setup cycle (one-hot selects).
     dec: AddrDecode,
     /// The read mux: stage 1's word (combinational), its register, the pending carry still to
@@ -283,13 +309,29 @@ pub struct RegFile {
     rq_s2: DFF<Bits<16>>,
     rq_s3: DFF<Bits<16>>,
     rq_usec: DFF<Bit>,
+    gc0: Signal<Local, Bits<16>>,
+    gc1: Signal<Local, Bits<16>>,
+    gc2: Signal<Local, Bits<16>>,
+    gc3: Signal<Local, Bits<16>>,
+    gs0: Signal<Local, Bits<16>>,
+    gs1: Signal<Local, Bits<16>>,
+    gs2: Signal<Local, Bits<16>>,
+    gs3: Signal<Local, Bits<16>>,
+    t_c: Signal<Local, Bits<16>>,
+    t_s: Signal<Local, Bits<16>>,
     rd_lo_c: Signal<Local, Bits<16>>,
     rd_lo_s: Signal<Local, Bits<16>>,
+    /// Counter n's group (n / 16).
+    grp: Vec<Constant<Bits<2>>>,
     /// CR, CR.E and CNTEN after this edge; counter n's event selection after this edge.
     cr_nx: Signal<Local, Bits<32>>,
     cnten_nx: Signal<Local, Bits<64>>,
     cnten_set: Signal<Local, Bits<64>>,
     cnten_clr: Signal<Local, Bits<64>>,
+    /// Element n's selects as masks (the AND-OR read mux of the low words and of their
+    /// shadows').
+    m_evc: Signal<Local, Bits<16>>,
+    m_svr: Signal<Local, Bits<16>>,
     /// The read mux's element selects, gated by region and registered from the decode at the
     /// edges of a hold (0 at any other edge): every EVCNTR/SVR access is held, its address
     /// stable, so they are valid in its access cycle (loaded at the last held edge), and the
@@ -311,10 +353,9 @@ pub struct RegFile {
     rq_cadd: DFF<Bit>,
     rq_caddm: DFF<Bit>,
     rq_sl: DFF<Bit>,
-    /// The bits of `rq_word` / `rq_ctr` below 16 that their +1 adds to are all ones (a +1
-    /// carries into bit 16), from stage 1's sources: bits [15:0] with `rq_add` / `rq_cadd`,
-    /// bits [15:L] with `rq_addm` / `rq_caddm`. Stage 2's increments are carry chains of at
-    /// most 16 bits side by side, not one of 32 or 32-L bits in front of PRDATA.
+    /// Bits [15:0] of `rq_word` / `rq_ctr` are all ones (a +1 carries into bit 16), from
+    /// stage 1's sources: stage 2's increments are two 16-bit carry chains side by side, not
+    /// one of 32 bits in front of PRDATA.
     rq_lo1: DFF<Bit>,
     rq_clo1: DFF<Bit>,
     /// Stage 2's increments: each half of `rq_word` and `rq_ctr` plus one.
@@ -322,13 +363,9 @@ pub struct RegFile {
     inc_hi: Signal<Local, Bits<32>>,
     inc_clo: Signal<Local, Bits<32>>,
     inc_chi: Signal<Local, Bits<32>>,
-    /// Stage 2's increments of bits [15:L] (mid's pending carry; bits [31:16] take it from
-    /// `inc_hi` / `inc_chi`) of `rq_word` and `rq_ctr`.
+    /// Stage 2's increments of bits [31:L] (mid's pending carry) of `rq_word` and `rq_ctr`.
     inc_m: Signal<Local, Bits<32>>,
     inc_cm: Signal<Local, Bits<32>>,
-    /// Bits [15:L] of a 32-bit word, and bits [15-L:0] (mid's bits [15:L] of a low word's read).
-    mlo_mask: Constant<Bits<32>>,
-    mlo_ones: Constant<Bits<32>>,
     rq_done: DFF<Bit>,
     // Configuration and register-map constants.
     secure_impl: Constant<Bit>,
@@ -492,8 +529,10 @@ pub struct RegFile {
     wr_ones: Signal<Local, Bit>,
     wr_m1: Signal<Local, Bit>,
     export_r: DFF<Bits<64>>,
-    /// Shadow values (10.5.2.3), kept like the counters (bits [L-1:0] in `lw`, the rest in the
-    /// bank's shadow rows): bit n: SVRn's upper pending carry (one word, like `c_ovfcap`).
+    /// Shadow values (10.5.2.3), kept like the counters: bits [15:0], the upper bank's pending
+    /// carry (the rows are the banks' shadow rows).
+    s_lo: Vec<DFF<Bits<16>>>,
+    /// Bit n: SVRn's upper pending carry (one word, like `c_ovfcap`).
     s_pend: DFF<Bits<64>>,
     /// Bit n: mid's pending carry at the capture (bits [31:L] of SVRn are mid's shadow row +
     /// it).
@@ -578,6 +617,7 @@ pub struct RegFile {
     /// one edge after the write (`fd_*`), or with filter tables the rebuild's swap.
     sel_load: Signal<Local, Bit>,
     filt_go: Signal<Local, Bit>,
+    count: Signal<Local, Bits<4>>,
 }
 
 impl RegFile {
@@ -595,10 +635,6 @@ impl RegFile {
         };
         let table_fault = match fault {
             Some(RtlFault::FilterTable(f)) => Some(f),
-            _ => None,
-        };
-        let low_fault = match fault {
-            Some(RtlFault::LowWords(f)) => Some(f),
             _ => None,
         };
         let decoder_fault = match fault {
@@ -706,6 +742,7 @@ impl RegFile {
             tables: Constant::new(cfg.filter_tables),
             sel_load: Default::default(),
             filt_go: Default::default(),
+            count: Default::default(),
             filt_wr0: Default::default(),
             rd_data: Default::default(),
             paddr: Default::default(),
@@ -726,13 +763,28 @@ impl RegFile {
             rq_s2: Default::default(),
             rq_s3: Default::default(),
             rq_usec: Default::default(),
+            gc0: Default::default(),
+            gc1: Default::default(),
+            gc2: Default::default(),
+            gc3: Default::default(),
+            gs0: Default::default(),
+            gs1: Default::default(),
+            gs2: Default::default(),
+            gs3: Default::default(),
+            t_c: Default::default(),
+            t_s: Default::default(),
             rd_lo_c: Default::default(),
             rd_lo_s: Default::default(),
+            grp: (0..n)
+                .map(|i| Constant::new(((i / 16) as u64).into()))
+                .collect(),
             cr_nx: Default::default(),
             cnten_nx: Default::default(),
             cnten_set: Default::default(),
             cnten_clr: Default::default(),
+            m_evc: Default::default(),
             rq_word: Default::default(),
+            m_svr: Default::default(),
             csel_r: Default::default(),
             ssel_r: Default::default(),
             clo_r: Default::default(),
@@ -748,20 +800,11 @@ impl RegFile {
             inc_chi: Default::default(),
             inc_m: Default::default(),
             inc_cm: Default::default(),
-            mlo_mask: c32(0xFFFF & !lo_mask),
-            mlo_ones: c32(0xFFFF >> lo_bits),
             rq_caddm: Default::default(),
             rq_sl: Default::default(),
             rq_done: Default::default(),
             irq: Default::default(),
-            lw: LowWords::new(
-                &(0..cfg.counters)
-                    .map(|i| reset(RegId::Evcntr(i)) & lo_mask)
-                    .collect::<Vec<_>>(),
-                lo_bits,
-                cfg.wide_counters(),
-                low_fault,
-            ),
+            c_lo: (0..n).map(|_| Default::default()).collect(),
             hb: HiBank::new(
                 n,
                 &if cfg.wide_counters() {
@@ -772,11 +815,13 @@ impl RegFile {
                 idx_lsb,
                 hi_fault,
             ),
+            mcarry_pack: BitPack::new(n),
             mpf_v: Default::default(),
             mspf_v: Default::default(),
             mpend_v: Default::default(),
             m_at_max_v: Default::default(),
             mbank_wr_val: Default::default(),
+            carry_pack: BitPack::new(n),
             pf_v: Default::default(),
             spf_v: Default::default(),
             pend_v: Default::default(),
@@ -805,11 +850,27 @@ impl RegFile {
             ),
             evtyper0_wmask: c32(wmask(RegId::Evtyper(0))),
             smr0_wmask: c32(wmask(RegId::Smr(0))),
+            lo_reset: (0..cfg.counters)
+                .map(|i| Constant::new((reset(RegId::Evcntr(i)) & lo_mask).into()))
+                .collect(),
             lo_mask: Constant::new(lo_mask.into()),
+            lo_top: Constant::new((lo_mask & 0xFFF0).into()),
             lo_shift: c32(lo_bits as u64),
             lo_mask32: c32(lo_mask),
             evtyper0_reset: c32(reset(RegId::Evtyper(0))),
             smr0_reset: c32(reset(RegId::Smr(0))),
+            lo_now: Default::default(),
+            lo4: Default::default(),
+            wr_lo: Default::default(),
+            inc: Default::default(),
+            lo_carry: Default::default(),
+            c4_c2: Default::default(),
+            c4_c3: Default::default(),
+            carry4: Default::default(),
+            carry: Default::default(),
+            lo_next: Default::default(),
+            ovf: Default::default(),
+            ovf_pack: BitPack::new(n),
             secure_impl: Constant::new(cfg.secure),
             wide: Constant::new(cfg.wide_counters()),
             hi_max: c32(cfg.counter_mask() >> 32),
@@ -913,6 +974,7 @@ impl RegFile {
             wr_m1: Default::default(),
             msi_owed_next: Default::default(),
             export_r: Default::default(),
+            s_lo: (0..n).map(|_| Default::default()).collect(),
             s_pend: Default::default(),
             s_mpend: Default::default(),
             gmpam: Default::default(),
@@ -1143,11 +1205,19 @@ impl Logic for RegFile {
         // The addressed counter's registers (for reads and for PSTRB merges). Not gated by the
         // access: a gate costs a logic level in front of every counter write (measured on
         // 16x32), and outside an access nothing uses them.
+        self.gc0.next = 0.into();
+        self.gc1.next = 0.into();
+        self.gc2.next = 0.into();
+        self.gc3.next = 0.into();
+        self.gs0.next = 0.into();
+        self.gs1.next = 0.into();
+        self.gs2.next = 0.into();
+        self.gs3.next = 0.into();
         self.selp_r.d.next = (self.pend_v.val() & self.dec.evc_sel.val()).any();
-        self.selc_r.d.next = (self.lw.carry.val() & self.dec.evc_sel.val()).any();
+        self.selc_r.d.next = (self.carry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.sel_pend.next = self.selp_r.q.val() | self.selc_r.q.val();
         self.selmp_r.d.next = (self.mpend_v.val() & self.dec.evc_sel.val()).any();
-        self.selmc_r.d.next = (self.lw.mcarry.val() & self.dec.evc_sel.val()).any();
+        self.selmc_r.d.next = (self.mcarry_pack.word.val() & self.dec.evc_sel.val()).any();
         self.msel_pend.next = self.selmp_r.q.val() | self.selmc_r.q.val();
         self.csel_r.d.next = 0.into();
         self.ssel_r.d.next = 0.into();
@@ -1161,9 +1231,38 @@ impl Logic for RegFile {
             self.ssel_r.d.next = self.dec.evc_sel.val();
         }
         self.clo_r.d.next = self.held.val() & self.dec.evc_in.val() & (!self.dec.hiword.val());
-        // The low words' read selects (their AND-OR per group is in `lw`).
-        self.lw.csel.next = self.csel_r.q.val();
-        self.lw.ssel.next = self.ssel_r.q.val();
+        for n in 0..self.c_lo.len() {
+            // AND-OR over the one-hot element selects (an OR tree, not a priority chain):
+            // EVCNTRn and SVRn share element n's select, and so do EVTYPERn and SMRn.
+            self.m_evc.next = 0.into();
+            if self.csel_r.q.val().get_bit(n) {
+                self.m_evc.next = 0xFFFFu64.into();
+            }
+            self.m_svr.next = 0.into();
+            if self.ssel_r.q.val().get_bit(n) {
+                self.m_svr.next = 0xFFFFu64.into();
+            }
+            self.t_c.next = self.c_lo[n].q.val() & self.m_evc.val();
+            self.t_s.next = self.s_lo[n].q.val() & self.m_svr.val();
+            // (Four named groups, one branch each: a kernel cannot index locals by n / 16; the
+            // group constants fold away in the Verilog.)
+            if self.grp[n].val() == 0u64 {
+                self.gc0.next = self.gc0.val() | self.t_c.val();
+                self.gs0.next = self.gs0.val() | self.t_s.val();
+            }
+            if self.grp[n].val() == 1u64 {
+                self.gc1.next = self.gc1.val() | self.t_c.val();
+                self.gs1.next = self.gs1.val() | self.t_s.val();
+            }
+            if self.grp[n].val() == 2u64 {
+                self.gc2.next = self.gc2.val() | self.t_c.val();
+                self.gs2.next = self.gs2.val() | self.t_s.val();
+            }
+            if self.grp[n].val() == 3u64 {
+                self.gc3.next = self.gc3.val() | self.t_c.val();
+                self.gs3.next = self.gs3.val() | self.t_s.val();
+            }
+        }
         self.selsp_r.d.next = (self.s_pend.q.val() & self.dec.evc_sel.val()).any();
         self.selsmp_r.d.next = (self.s_mpend.q.val() & self.dec.evc_sel.val()).any();
         // The shadows' pending carries now: loaded at the last edge from the counters' (a
@@ -1475,36 +1574,79 @@ impl Logic for RegFile {
         self.fmatch.ld_mode.next = self.mode_ld.val();
         self.fmatch.smr_load.next = self.fd_filt.q.val() & (!self.fd_evtw.q.val());
         self.fmatch.ld_smr.next = self.fdec.smr_q.val();
-        // ---- The counters' low words (10.5.2.1, 10.2.1; low_words.rs): each adds its match
-        // register at this edge; a low-word write replaces its bytes below L (those above go to
-        // mid's row, `mbank_wr_val`; the upper word is written in the bank, `bank_wr_val`). The
-        // written counter's match register was cleared at the edge before its access cycle
-        // (MatchRegs), so it counts nothing at this edge and a write never overflows, except a
-        // paired write's high word, whose overflow is the rebase's (`pair_wr_r`).
-        for n in 0..self.mreg.d.len() {
+        for n in 0..self.c_lo.len() {
+            self.c_lo[n].clock.next = self.clock.val();
+            self.lo_now.next = self.c_lo[n].q.val();
+            self.lo4.next = bit_cast::<4, 16>(self.lo_now.val());
             self.mreg.d[n].next = self.fmatch.match_nx[n].val();
-            self.lw.count[n].next = self.mreg.q[n].val();
+            self.count.next = self.mreg.q[n].val();
+            // Write strobes of counter n (only a write cycle compares the index).
+            self.wr_lo.next = false;
+            if self.wr_ok.val() {
+                self.wr_lo.next = self.evc_in.val()
+                    & (!self.evc_hiword.val())
+                    & (self.dec.evc_sel.val().get_bit(n));
+            }
+            // ---- Counter n (10.5.2.1): bits [L-1:0] here, [31:L] in `mid`, [63:32] in the upper
+            // bank, with registered (pending) carries between them, so no path adds more than 32
+            // bits in a cycle. The counter adds its match register (enables applied when it was
+            // loaded) or, counting cycles, 1 while enabled.
+            self.inc.next = bit_cast::<16, 4>(self.count.val());
+            // Carry out of the L-bit low word. `inc` is at most MAX_LANES (8) < 16, so lo + inc
+            // carries exactly when lo[L-1:4] are all ones and lo[3:0] + inc > 15 (the carry out
+            // of bit 3, as gates), beside the L-bit add, not a compare behind it. It
+            // carries out of bit 31 exactly when mid's row + its pending carry is all ones (mid's
+            // `at_max`).
+            self.c4_c2.next = (self.lo4.val().get_bit(1) & self.count.val().get_bit(1))
+                | ((self.lo4.val().get_bit(1) | self.count.val().get_bit(1))
+                    & self.lo4.val().get_bit(0)
+                    & self.count.val().get_bit(0));
+            self.c4_c3.next = (self.lo4.val().get_bit(2) & self.count.val().get_bit(2))
+                | ((self.lo4.val().get_bit(2) | self.count.val().get_bit(2)) & self.c4_c2.val());
+            self.carry4.next = (self.lo4.val().get_bit(3) & self.count.val().get_bit(3))
+                | ((self.lo4.val().get_bit(3) | self.count.val().get_bit(3)) & self.c4_c3.val());
+            self.lo_carry.next = ((self.c_lo[n].q.val() & self.lo_top.val()) == self.lo_top.val())
+                & self.carry4.val();
+            self.carry.next = self.lo_carry.val() & self.m_at_max_v.val().get_bit(n);
+            self.lo_next.next = (self.c_lo[n].q.val() + self.inc.val()) & self.lo_mask.val();
+            self.mcarry_pack.bits[n].next = self.lo_carry.val();
+            self.carry_pack.bits[n].next = self.carry.val() & self.wide.val();
+            // 10.2.1: overflow is the carry out of the counter width; the counter wraps.
+            self.ovf.next =
+                self.carry.val() & ((!self.wide.val()) | self.at_max_v.val().get_bit(n));
+            // A write replaces its word and the counter skips this edge's events; a write never
+            // overflows.
+            // The match register of a written counter was cleared at the edge before its access
+            // cycle (the end of its last held cycle, in MatchRegs), so
+            // `lo_next` is the old value, no carry is pending from this edge and nothing
+            // overflows; the written bytes merge per PSTRB in counter n's own D logic (no element
+            // mux or shared merge in front of it).
+            if self.wr_lo.val() {
+                // The written bits below L here; those above go to mid's row (`mbank_wr_val`).
+                self.lo_next.next =
+                    (self.lo_next.val() & (!self.lo_bmask.val())) | self.lo_wbits.val();
+            }
+            // The upper word is written in the bank (`bank_wr_val`); a paired write counts at
+            // this edge, and its overflow is the rebase's (`pair_wr_r`). The candidates are
+            // selected by the counter's own pending carry, which is `sel_pend` for the addressed
+            // counter in its access cycle (the bank leaves it alone from the hold's fifth
+            // cycle): not by `sel_pend`, whose fanout (every write candidate) made it the 16x64
+            // path from `selc_r` into OVS's export at 94.5 MHz.
+            if self.pair_wr_r.q.val() & self.dec.evc_sel.val().get_bit(n) {
+                self.ovf.next = (self.carry.val() & self.ones0_r.q.val()) | self.wrap0_r.q.val();
+                if self.pend_v.val().get_bit(n) {
+                    self.ovf.next =
+                        (self.carry.val() & self.ones1_r.q.val()) | self.wrap1_r.q.val();
+                }
+            }
+            if self.rst.val() {
+                self.lo_next.next = self.lo_reset[n].val();
+                self.ovf.next = false;
+            }
+            self.c_lo[n].d.next = self.lo_next.val();
+            self.ovf_pack.bits[n].next = self.ovf.val();
         }
-        self.lw.clock.next = self.clock.val();
-        self.lw.rst.next = self.rst.val();
-        self.lw.wr_sel.next = 0.into();
-        if self.wr_ok.val() & self.evc_in.val() & (!self.evc_hiword.val()) {
-            self.lw.wr_sel.next = self.dec.evc_sel.val();
-        }
-        self.lw.wr_bmask.next = self.lo_bmask.val();
-        self.lw.wr_bits.next = self.lo_wbits.val();
-        self.lw.m_at_max.next = self.m_at_max_v.val();
-        self.lw.at_max.next = self.at_max_v.val();
-        self.lw.pair_sel.next = 0.into();
-        if self.pair_wr_r.q.val() {
-            self.lw.pair_sel.next = self.dec.evc_sel.val();
-        }
-        self.lw.pend.next = self.pend_v.val();
-        self.lw.ones0.next = self.ones0_r.q.val();
-        self.lw.wrap0.next = self.wrap0_r.q.val();
-        self.lw.ones1.next = self.ones1_r.q.val();
-        self.lw.wrap1.next = self.wrap1_r.q.val();
-        self.ovf_vec.next = self.lw.ovf.val();
+        self.ovf_vec.next = self.ovf_pack.word.val();
         // ---- Capture (10.2.1, 10.5.2.11): CAPR.CAPTURE, OVFCAP, the external request. A capture
         // at this edge takes every counter's value after this edge: registered per group of
         // counters in CaptureTrigger (the OR over the groups comes after its register), the
@@ -1531,7 +1673,16 @@ impl Logic for RegFile {
         self.c_ovfcap.d.next = self.ovfcap_nx.val();
         self.cap.capr.next = self.wr_ok.val() & self.dec.capr.val() & self.wbits.val().get_bit(0);
         self.cap.capt_req.next = self.capt_req.val();
-        self.lw.svr_load.next = self.svr_load.val();
+        for n in 0..self.s_lo.len() {
+            self.s_lo[n].clock.next = self.clock.val();
+            self.s_lo[n].d.next = self.s_lo[n].q.val();
+            if self.svr_load.val() {
+                self.s_lo[n].d.next = self.c_lo[n].q.val();
+            }
+            if self.rst.val() {
+                self.s_lo[n].d.next = 0.into();
+            }
+        }
         if self.svr_load.val() {
             self.s_pend.d.next = self.pend_v.val();
             self.s_mpend.d.next = self.mpend_v.val();
@@ -1567,12 +1718,12 @@ impl Logic for RegFile {
         self.hb.svr_load.next = self.svr_load.val();
         // Row 0 (bits [31:L]): the low words' carries; row 1 (bits [63:32]): the carries out of
         // bit 31.
-        self.hb.carry[0].next = self.lw.mcarry.val();
+        self.hb.carry[0].next = self.mcarry_pack.word.val();
         self.hb.wr_val[0].next = self.mbank_wr_val.val();
         self.hb.wr_ones[0].next = self.mwr_ones.val();
         self.hb.wr_m1[0].next = self.mwr_m1.val();
         for r in 1..self.hb.carry.len() {
-            self.hb.carry[r].next = self.lw.carry.val();
+            self.hb.carry[r].next = self.carry_pack.word.val();
             self.hb.wr_val[r].next = self.bank_wr_val.val();
             self.hb.wr_ones[r].next = self.wr_ones.val();
             self.hb.wr_m1[r].next = self.wr_m1.val();
@@ -1804,8 +1955,6 @@ impl Logic for RegFile {
                 // (Bits [L-1:0]: `rq_c*`; likewise for an SVR and the counter it sees.)
                 self.rd_word.next = self.rd_word.val() | (self.mpf_v.val() << self.lo_shift.val());
                 self.rq_addm.d.next = self.msel_pend.val();
-                self.rq_lo1.d.next =
-                    (self.mpf_v.val() & self.mlo_ones.val()) == self.mlo_ones.val();
             }
         }
         if self.svr_in.val() {
@@ -1826,24 +1975,20 @@ impl Logic for RegFile {
             } else {
                 self.rd_word.next = self.rd_word.val() | (self.mspf_v.val() << self.lo_shift.val());
                 self.rq_addm.d.next = self.sel_smpend.val();
-                self.rq_lo1.d.next =
-                    (self.mspf_v.val() & self.mlo_ones.val()) == self.mlo_ones.val();
                 self.rq_ctr.d.next = self.mpf_v.val() << self.lo_shift.val();
                 self.rq_caddm.d.next = self.msel_pend.val();
-                self.rq_clo1.d.next =
-                    (self.mpf_v.val() & self.mlo_ones.val()) == self.mlo_ones.val();
                 self.rq_sl.d.next = self.svr_load.val();
             }
         }
         // The low words' bits [L-1:0], per group (their selects are gated by region already).
-        self.rq_c0.d.next = self.lw.gc[0].val();
-        self.rq_c1.d.next = self.lw.gc[1].val();
-        self.rq_c2.d.next = self.lw.gc[2].val();
-        self.rq_c3.d.next = self.lw.gc[3].val();
-        self.rq_s0.d.next = self.lw.gs[0].val();
-        self.rq_s1.d.next = self.lw.gs[1].val();
-        self.rq_s2.d.next = self.lw.gs[2].val();
-        self.rq_s3.d.next = self.lw.gs[3].val();
+        self.rq_c0.d.next = self.gc0.val();
+        self.rq_c1.d.next = self.gc1.val();
+        self.rq_c2.d.next = self.gc2.val();
+        self.rq_c3.d.next = self.gc3.val();
+        self.rq_s0.d.next = self.gs0.val();
+        self.rq_s1.d.next = self.gs1.val();
+        self.rq_s2.d.next = self.gs2.val();
+        self.rq_s3.d.next = self.gs3.val();
         self.rq_usec.d.next = self.clo_r.q.val();
         if self.evt_in.val() {
             self.rd_word.next = self.rd_word.val() | self.sel_evtyper.val();
@@ -1873,18 +2018,15 @@ impl Logic for RegFile {
         // Stage 2, in the read's second access cycle (PREADY = 1): add the pending carry of a
         // high part (high parts are K bits wide: wrap at hi_max).
         // (Each 32-bit increment as two 16-bit ones: the upper half takes +1 for 2^16, or for
-        // 1 when the lower half is all ones, `rq_lo1`; likewise +2^L as bits [15:L] + 1 and
-        // the upper half's +1 when bits [15:L] are all ones.)
+        // 1 when the lower half is all ones, `rq_lo1`.)
         self.inc_lo.next = (self.rq_word.q.val() + 1u64) & 0xFFFFu64;
         self.inc_hi.next = ((self.rq_word.q.val() >> 16u64) + 1u64) << 16u64;
         self.inc_clo.next = (self.rq_ctr.q.val() + 1u64) & 0xFFFFu64;
         self.inc_chi.next = ((self.rq_ctr.q.val() >> 16u64) + 1u64) << 16u64;
-        self.inc_m.next = (((self.rq_word.q.val() >> self.lo_shift.val()) + 1u64)
-            << self.lo_shift.val())
-            & self.mlo_mask.val();
-        self.inc_cm.next = (((self.rq_ctr.q.val() >> self.lo_shift.val()) + 1u64)
-            << self.lo_shift.val())
-            & self.mlo_mask.val();
+        self.inc_m.next =
+            ((self.rq_word.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
+        self.inc_cm.next =
+            ((self.rq_ctr.q.val() >> self.lo_shift.val()) + 1u64) << self.lo_shift.val();
         self.rd_data.next = self.rq_word.q.val() | self.rq_misc.q.val();
         if self.rq_add.q.val() {
             self.rd_data.next =
@@ -1894,14 +2036,7 @@ impl Logic for RegFile {
             }
         }
         if self.rq_addm.q.val() {
-            self.rd_data.next = (self.rq_word.q.val() & 0xFFFF_0000u64)
-                | self.inc_m.val()
-                | (self.rq_word.q.val() & self.lo_mask32.val());
-            if self.rq_lo1.q.val() {
-                self.rd_data.next = self.inc_hi.val()
-                    | self.inc_m.val()
-                    | (self.rq_word.q.val() & self.lo_mask32.val());
-            }
+            self.rd_data.next = self.inc_m.val() | (self.rq_word.q.val() & self.lo_mask32.val());
         }
         if self.rq_sl.q.val() {
             self.rd_data.next = self.rq_ctr.q.val();
@@ -1914,14 +2049,8 @@ impl Logic for RegFile {
                 }
             }
             if self.rq_caddm.q.val() {
-                self.rd_data.next = (self.rq_ctr.q.val() & 0xFFFF_0000u64)
-                    | self.inc_cm.val()
-                    | (self.rq_ctr.q.val() & self.lo_mask32.val());
-                if self.rq_clo1.q.val() {
-                    self.rd_data.next = self.inc_chi.val()
-                        | self.inc_cm.val()
-                        | (self.rq_ctr.q.val() & self.lo_mask32.val());
-                }
+                self.rd_data.next =
+                    self.inc_cm.val() | (self.rq_ctr.q.val() & self.lo_mask32.val());
             }
         }
         // Bits [L-1:0] of a low word (the groups are 0 for a high word).

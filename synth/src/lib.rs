@@ -23,7 +23,6 @@ pub mod flow;
 pub mod fresh_flags;
 pub mod hi_bank;
 pub mod irq_issue;
-pub mod low_words;
 pub mod match_regs;
 pub mod msi;
 pub mod stamp;
